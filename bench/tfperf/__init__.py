@@ -1,0 +1,14 @@
+"""tfperf: measure TensorFlow performance claims, store the results, analyse and render them.
+
+Stages, each usable on its own:
+
+* ``tfperf.cases``    – the case grid of a topic (YAML beside its snippet), case ids and keys;
+* ``tfperf.measure``  – worker processes that time cases (the only place TensorFlow is imported);
+* ``tfperf.store``    – versioned JSON result files: schema, migrations, atomic writes, merge;
+* ``tfperf.analyse``  – statistics over stored results: comparisons, verdicts, recommendations;
+* ``tfperf.render``   – charts, tables and the MkDocs hook that puts them into pages.
+"""
+
+__version__ = "0.1.0"
+# Part of every result's key: bump when a change to the harness changes what it measures.
+HARNESS_VERSION = "1"

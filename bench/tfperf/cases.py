@@ -1,0 +1,273 @@
+"""A topic's case grid, read from ``snippets/<topic>.yaml``, expanded into cases.
+
+A case is one (parameters, process settings, variant) of a topic. Cases with the same
+process settings share a worker process; the settings that must be fixed before
+TensorFlow is imported (environment variables, thread counts, eager off) are what
+separate them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from .errors import CaseGridError
+from .stats import StopRule
+
+# Names that end up in case ids and file names: no path separators, no dots at the start.
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+
+PROFILES = ("quick", "full")
+
+# Budgets per profile; a topic may override any field under profiles.<name>.budget.
+DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
+    "quick": {"min_samples": 7, "max_samples": 30, "target_rel_ci": 0.05, "budget_s": 0.6,
+              "warmup_s": 0.1, "min_sample_s": 0.005},
+    "full": {"min_samples": 15, "max_samples": 200, "target_rel_ci": 0.02, "budget_s": 3.0,
+             "warmup_s": 0.3, "min_sample_s": 0.02},
+}
+
+# Process settings every topic understands. A topic may declare more under `settings:`.
+# Each value maps to: env (set before TensorFlow is imported), intra_op_threads,
+# inter_op_threads, eager (False = tf.compat.v1.disable_eager_execution()).
+BUILTIN_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
+    "keras": {
+        "3": {"env": {"TF_USE_LEGACY_KERAS": "0"}},
+        "2": {"env": {"TF_USE_LEGACY_KERAS": "1"}},
+    },
+}
+
+PROCESS_FIELDS = {"env", "intra_op_threads", "inter_op_threads", "eager"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    min_samples: int
+    max_samples: int
+    target_rel_ci: float
+    budget_s: float
+    warmup_s: float
+    min_sample_s: float
+
+    @property
+    def stop_rule(self) -> StopRule:
+        return StopRule(self.min_samples, self.max_samples, self.target_rel_ci, self.budget_s)
+
+
+@dataclass
+class Case:
+    topic: str
+    variant: str
+    params: dict[str, Any]
+    settings: dict[str, str]          # setting name -> value, as declared ({"keras": "3"})
+    process: dict[str, Any]           # resolved process settings (see BUILTIN_SETTINGS)
+    snippet: str                      # path of the snippet file
+    fn: str                           # function in the snippet that is timed
+    setup: str                        # function(params) -> kwargs for fn
+    reference: str                    # variant whose output the others are checked against
+    default: str                      # "the default way" users reach for
+    tolerance: dict[str, float]
+    timeout_s: float
+    budget: Budget
+    snippet_hash: str
+    aa: bool = False                  # the second measurement of an A/A noise pair
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def params_id(self) -> str:
+        return ",".join(f"{k}={_fmt(v)}" for k, v in sorted(self.params.items()))
+
+    @property
+    def settings_id(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in sorted(self.settings.items())) or "default"
+
+    @property
+    def case_id(self) -> str:
+        name = f"{self.topic}/{self.params_id}/{self.settings_id}/{self.variant}"
+        return name + ("#aa" if self.aa else "")
+
+    @property
+    def group_key(self) -> str:
+        """Cases with equal group keys may share one worker process."""
+        return json.dumps(self.process, sort_keys=True)
+
+    @property
+    def is_reference(self) -> bool:
+        return self.variant == self.reference
+
+
+def _fmt(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+@dataclass
+class Topic:
+    name: str
+    title: str
+    path: Path                         # the YAML file
+    snippet: Path
+    data: dict[str, Any]
+    snippet_hash: str
+
+    @property
+    def claims(self) -> list[dict[str, Any]]:
+        return list(self.data.get("claims", []))
+
+    @property
+    def variants(self) -> dict[str, dict[str, Any]]:
+        return dict(self.data["variants"])
+
+
+def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
+    if not cond:
+        raise CaseGridError(str(path), fld, problem)
+
+
+def load_topic(path: str | Path) -> Topic:
+    """Read and check one topic YAML; every error names the file and the field."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise CaseGridError(str(path), "(file)", f"cannot read YAML: {exc}") from exc
+    _require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
+    for key in ("topic", "variants", "reference", "default", "profiles"):
+        _require(key in data, path, key, "missing")
+    name = data["topic"]
+    _require(isinstance(name, str) and bool(NAME_RE.match(name)), path, "topic",
+             f"{name!r} is not a valid name (letters, digits, _ . + -)")
+    variants = data["variants"]
+    _require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
+    for vname, vdef in variants.items():
+        _require(bool(NAME_RE.match(str(vname))), path, f"variants.{vname}", "invalid name")
+        _require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
+    for key in ("reference", "default"):
+        _require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
+    for prof in data["profiles"]:
+        _require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
+    snippet = path.with_name(data.get("snippet", f"{name}.py"))
+    _require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
+    digest = hashlib.sha256(snippet.read_bytes())
+    digest.update(json.dumps({k: data.get(k) for k in ("variants", "tolerance", "reference")},
+                             sort_keys=True, default=str).encode())
+    return Topic(name=name, title=str(data.get("title", name)), path=path, snippet=snippet,
+                 data=data, snippet_hash=digest.hexdigest()[:16])
+
+
+def discover(snippets_dir: str | Path) -> list[Topic]:
+    return [load_topic(p) for p in sorted(Path(snippets_dir).glob("*.yaml"))]
+
+
+def _resolve_values(values: Iterable[Any], cores: int) -> list[Any]:
+    """Expand the token "1..cores" into 1, 2, 4, ..., cores (powers of two plus cores)."""
+    out: list[Any] = []
+    for v in values:
+        if v == "1..cores":
+            n = 1
+            while n < cores:
+                out.append(n)
+                n *= 2
+            out.append(cores)
+        else:
+            out.append(v)
+    seen: list[Any] = []
+    for v in out:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> dict[str, Any]:
+    declared = {**BUILTIN_SETTINGS, **topic.data.get("settings_map", {})}
+    process: dict[str, Any] = {"env": {}}
+    for key, value in sorted(settings.items()):
+        table = declared.get(key)
+        _require(table is not None, topic.path, f"settings.{key}", "no mapping for this setting")
+        entry = table.get(str(value)) if table else None
+        if entry is None and table is not None and "*" in table:
+            entry = json.loads(json.dumps(table["*"]).replace("{value}", str(value)))
+        _require(entry is not None, topic.path, f"settings.{key}", f"no mapping for value {value!r}")
+        assert entry is not None
+        for fld, val in entry.items():
+            _require(fld in PROCESS_FIELDS, topic.path, f"settings_map.{key}.{value}.{fld}", "unknown process field")
+            if fld == "env":
+                process["env"].update({str(k): str(v) for k, v in val.items()})
+            elif fld in ("intra_op_threads", "inter_op_threads"):
+                process[fld] = int(val)
+            else:
+                process[fld] = val
+    return process
+
+
+def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
+    """All cases of a topic for a profile, in a stable order: per settings group, per
+    parameter combination, the reference variant first (the others are checked against it)."""
+    cores = cores or os.cpu_count() or 1
+    prof = topic.data["profiles"].get(profile)
+    _require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
+    assert prof is not None
+    params = prof.get("params", {})
+    settings = prof.get("settings", {})
+    _require(isinstance(params, dict), topic.path, f"profiles.{profile}.params", "must be a mapping")
+    budget_fields = {**DEFAULT_BUDGETS[profile], **prof.get("budget", {})}
+    try:
+        budget = Budget(**budget_fields)
+    except TypeError as exc:
+        raise CaseGridError(str(topic.path), f"profiles.{profile}.budget", str(exc)) from exc
+    variants = topic.variants
+    only = prof.get("variants", list(variants))
+    for v in only:
+        _require(v in variants, topic.path, f"profiles.{profile}.variants", f"{v!r} is not a declared variant")
+    order = [topic.data["reference"]] + [v for v in only if v != topic.data["reference"]]
+    excludes = topic.data.get("exclude", []) + prof.get("exclude", [])
+    pkeys = sorted(params)
+    skeys = sorted(settings)
+    cases: list[Case] = []
+    for svals in itertools.product(*(_resolve_values(settings[k], cores) for k in skeys)):
+        sdict = {k: str(v) for k, v in zip(skeys, svals)}
+        process = _process_for(topic, sdict, cores)
+        for pvals in itertools.product(*(params[k] for k in pkeys)):
+            pdict = dict(zip(pkeys, pvals))
+            for vname in order:
+                scope = {**pdict, **sdict, "variant": vname}
+                if any(all(_matches(scope.get(k), want) for k, want in ex.items()) for ex in excludes):
+                    continue
+                vdef = variants[vname]
+                cases.append(Case(
+                    topic=topic.name, variant=vname, params=pdict, settings=sdict, process=process,
+                    snippet=str(topic.snippet), fn=vdef["fn"], setup=vdef.get("setup", topic.data.get("setup", "setup")),
+                    reference=topic.data["reference"], default=topic.data["default"],
+                    tolerance={"rtol": 1e-4, "atol": 1e-5, **topic.data.get("tolerance", {})},
+                    timeout_s=float(prof.get("timeout_s", topic.data.get("timeout_s", 300))),
+                    budget=budget, snippet_hash=topic.snippet_hash,
+                ))
+    for c in cases:
+        for name in [*map(str, c.params.values()), *c.settings.values()]:
+            _require(bool(NAME_RE.match(name)), topic.path, "params", f"value {name!r} is not a valid name")
+    return cases
+
+
+def _matches(value: Any, want: Any) -> bool:
+    if isinstance(want, list):
+        return value in want or str(value) in map(str, want)
+    return value == want or str(value) == str(want)
+
+
+def shard(cases: list[Case], index: int, count: int) -> list[Case]:
+    """Shard ``index`` (1-based) of ``count``. All variants of one parameter combination
+    stay together (the output check needs the reference beside them); combinations are
+    assigned by a stable hash, so the shards partition the case list whatever the order."""
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: index must be between 1 and {count}")
+    def bucket(c: Case) -> int:
+        h = hashlib.sha256(f"{c.topic}|{c.group_key}|{c.params_id}".encode()).hexdigest()
+        return int(h, 16) % count
+    return [c for c in cases if bucket(c) == index - 1]
