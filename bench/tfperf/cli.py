@@ -1,0 +1,93 @@
+"""The ``tfperf`` command: a thin layer over the stages. User errors (``TfperfError``)
+are caught here, once, and printed as one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .errors import TfperfError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard expects I/N, e.g. 1/4, not {text!r}") from None
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: I must be between 1 and N")
+    return i, n
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .measure.orchestrate import RunOptions, run
+
+    options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=Path(args.data),
+                         snippets_dir=Path(args.snippets), force=args.force, retry_failed=args.retry_failed,
+                         shard=args.shard, progress=not args.no_progress, memory_limit_mb=args.memory_limit_mb)
+    if args.runner:
+        options.runner = args.runner
+    report = run(options)
+    verb = "interrupted after" if report.interrupted else "ran"
+    print(f"{verb} {report.ran} case(s) ({report.failed} failed), skipped {report.skipped} already measured, "
+          f"in {report.seconds:.1f} s -> {report.path}")
+    for n in report.noise:
+        print(f"  noise (A/A) {n['case_id']}: ratio {n['ratio']:.3f} [{n['ci_low']:.3f}, {n['ci_high']:.3f}]")
+    if report.interrupted:
+        print("run `tfperf run` again with the same options to resume; finished cases are kept", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
+    p.add_argument("--profile", choices=("quick", "full"), default="quick")
+    p.add_argument("--topic", action="append", help="only this topic (repeatable)")
+    p.add_argument("--runner", help="runner label (default: TFPERF_RUNNER or derived from the machine)")
+    p.add_argument("--data", default="data", help="data directory (results go to DATA/results/RUNNER/PROFILE.json)")
+    p.add_argument("--snippets", default="snippets")
+    p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")
+    p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")
+    p.add_argument("--shard", type=_shard, help="run only shard I of N (for splitting across CI jobs)")
+    p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(handler=_cmd_run)
+
+
+def _optional_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Subcommands contributed by other stages (store: validate/merge; analyse: compare)."""
+    import importlib
+
+    for module in ("tfperf.store.commands", "tfperf.analyse.commands"):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        mod.add_parsers(sub)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tfperf", description="Measure, store, analyse and render TensorFlow performance claims.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_run(sub)
+    _optional_parsers(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except TfperfError as exc:
+        print(f"tfperf: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""Environment metadata recorded with every result.
+
+``machine_info`` and ``package_versions`` read the OS and installed-package metadata
+without importing TensorFlow (the parent process uses them for result keys and runner
+labels); ``tensorflow_info`` takes the imported module and runs inside a worker.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+             "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve", "sve2")
+
+
+def _cpuinfo() -> tuple[str, set[str]]:
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip().lower()
+        if key in ("model name", "hardware", "cpu model") and value.strip():
+            model = value.strip()
+        elif key in ("flags", "features"):
+            flags |= set(value.split())
+    if sys.platform == "darwin":
+        try:
+            model = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                                   text=True, timeout=5).stdout.strip() or model
+        except (OSError, subprocess.SubprocessError):
+            pass
+        if platform.machine() == "arm64":
+            flags.add("asimd")
+    return model, flags
+
+
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def git_commit(cwd: str | Path | None = None) -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def machine_info() -> dict[str, Any]:
+    model, flags = _cpuinfo()
+    return {
+        "os": f"{platform.system()} {platform.release()}",
+        "machine": platform.machine(),
+        "cpu_model": model,
+        "isa": {f: f in flags for f in ISA_FLAGS},
+        "cores": cores(),
+        "memory_bytes": _memory_bytes(),
+        "python": platform.python_version(),
+    }
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def package_versions() -> dict[str, str | None]:
+    tf = _version("tensorflow") or _version("tensorflow-cpu") or _version("tensorflow-macos")
+    return {"tensorflow": tf, "keras3": _version("keras"), "tf_keras": _version("tf-keras"),
+            "numpy": _version("numpy")}
+
+
+def keras_version_for(settings: dict[str, str], versions: dict[str, str | None]) -> str | None:
+    """The Keras that ``tf.keras`` resolves to under these process settings."""
+    return versions["tf_keras"] if settings.get("keras") == "2" else versions["keras3"]
+
+
+def default_runner_label() -> str:
+    """A label naming the machine kind, e.g. ``linux-x86_64-2core-cpu``; overridden by
+    ``--runner`` or the TFPERF_RUNNER variable. Never includes a host name."""
+    env = os.environ.get("TFPERF_RUNNER")
+    if env:
+        return env
+    gpu = "gpu" if _has_nvidia_gpu() else "cpu"
+    return f"{platform.system().lower()}-{platform.machine().lower()}-{cores()}core-{gpu}"
+
+
+def _has_nvidia_gpu() -> bool:
+    return Path("/proc/driver/nvidia/version").exists() or bool(os.environ.get("TFPERF_FAKE_GPU"))
+
+
+def _nvidia_smi() -> list[dict[str, Any]]:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                              "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    gpus = []
+    for line in out.stdout.strip().splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) >= 3:
+            mem = int(float(parts[2]) * 2**20) if re.fullmatch(r"[0-9.]+", parts[2]) else None
+            gpus.append({"name": parts[0], "driver": parts[1], "memory_bytes": mem})
+    return gpus
+
+
+def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) -> dict[str, Any]:
+    """Everything TensorFlow-specific, read from the imported module inside a worker."""
+    try:
+        build = {k: (list(v) if isinstance(v, (list, tuple)) else v)
+                 for k, v in dict(tf.sysconfig.get_build_info()).items()}
+    except Exception:  # noqa: BLE001 - metadata must never fail a run
+        build = None
+    gpus = _nvidia_smi()
+    if not gpus:
+        gpus = [{"name": d.name, "driver": None, "memory_bytes": None}
+                for d in tf.config.list_physical_devices("GPU")]
+    versions = package_versions()
+    # tf.keras is Keras 3 unless TF_USE_LEGACY_KERAS=1 made it tf_keras (Keras 2).
+    legacy = "tf_keras" in getattr(tf.keras, "__name__", "")
+    versions["keras"] = versions["tf_keras"] if legacy else versions["keras3"]
+    onednn_env = os.environ.get("TF_ENABLE_ONEDNN_OPTS")
+    # oneDNN is on by default on x86 Linux and Windows builds since TF 2.9.
+    onednn_default = platform.machine().lower() in ("x86_64", "amd64")
+    return {
+        "versions": versions,
+        "tf_build": build,
+        "cuda": (build or {}).get("cuda_version") if gpus else None,
+        "cudnn": (build or {}).get("cudnn_version") if gpus else None,
+        "gpus": gpus,
+        "onednn": onednn_default if onednn_env is None else onednn_env not in ("0", "false", "False"),
+        "threads": {
+            "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
+            "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        },
+        "tf_cpu_features": _tf_cpu_features(tf),
+    }
+
+
+def _tf_cpu_features(tf: Any) -> dict[str, Any] | None:
+    """What this TensorFlow build was compiled to use, as far as the public API tells."""
+    try:
+        flags = list(tf.sysconfig.get_compile_flags())
+    except Exception:  # noqa: BLE001
+        return None
+    return {"compile_flags": flags}
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()

@@ -1,0 +1,91 @@
+"""The timing loop: first call, warm-up, calibration of the inner loop, samples until the
+CI of the median is tight or the budget is spent.
+
+The clock is injected, so the loop is tested with a fake clock; nothing here knows
+TensorFlow. ``call`` must already include bringing the result to the host (see
+``tfperf.measure.outputs.to_host``), so device work is finished before the clock stops.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..cases import Budget
+from ..stats import summarize
+
+Clock = Callable[[], float]
+
+
+@dataclass
+class Timing:
+    first_call_s: float
+    first_output: Any
+    warmup_calls: int
+    warmup_s: float
+    inner_loops: int
+    samples: list[float] = field(default_factory=list)   # seconds per call
+    stopped_by: str = "ci"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "inner_loops": self.inner_loops,
+            "summary": summarize(self.samples).as_dict(),
+            "samples": [float(f"{s:.6g}") for s in self.samples],
+            "stopped_by": self.stopped_by,
+        }
+
+
+def _loop(call: Callable[[], Any], n: int, clock: Clock) -> float:
+    """Seconds for n calls. The loop body is kept minimal: its own cost is what the
+    harness self-check measures (scripts/selfcheck.py)."""
+    t0 = clock()
+    for _ in range(n):
+        call()
+    return clock() - t0
+
+
+def first_call(call: Callable[[], Any], clock: Clock = time.perf_counter) -> tuple[float, Any]:
+    """Time the very first call on its own: tracing, compiling and building are a result."""
+    t0 = clock()
+    out = call()
+    return clock() - t0, out
+
+
+def calibrate(call: Callable[[], Any], min_sample_s: float, clock: Clock, max_loops: int = 1 << 22) -> int:
+    """Smallest power of two of calls whose total lasts at least ``min_sample_s``."""
+    n = 1
+    while n < max_loops:
+        dt = _loop(call, n, clock)
+        if dt >= min_sample_s:
+            break
+        # Jump close to the target when far from it, doubling near it.
+        n = max(n * 2, min(max_loops, int(n * min_sample_s / max(dt, 1e-9) * 0.8)))
+    return min(n, max_loops)
+
+
+def measure(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_counter) -> Timing:
+    """Time ``call``: first call, warm-up (>= 2 calls and ``warmup_s``), calibration, then
+    samples of ``inner_loops`` calls each until ``budget.stop_rule`` says done."""
+    first_s, first_out = first_call(call, clock)
+    calls, t_start = 0, clock()
+    while calls < 2 or clock() - t_start < budget.warmup_s:
+        call()
+        calls += 1
+        if calls >= 10_000:
+            break
+    warm_s = clock() - t_start
+    loops = calibrate(call, budget.min_sample_s, clock)
+    rule = budget.stop_rule
+    timing = Timing(first_s, first_out, calls, warm_s, loops)
+    t0 = clock()
+    while True:
+        timing.samples.append(_loop(call, loops, clock) / loops)
+        elapsed = clock() - t0
+        if rule.done(timing.samples, elapsed):
+            n = len(timing.samples)
+            timing.stopped_by = ("max_samples" if n >= rule.max_samples
+                                 else "budget" if elapsed >= rule.budget_s or n < rule.min_samples
+                                 else "ci")
+            return timing

@@ -1,0 +1,222 @@
+"""The worker process: imports TensorFlow once under fixed process settings, then runs
+the cases it is given and sends one JSON message per line back over a pipe.
+
+Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol (one JSON
+object per line on the file descriptor given as argv[1]):
+
+    {"type": "ready", "env": {...}, "import_s": 2.9}
+    {"type": "start", "case_id": "..."}
+    {"type": "result", "result": {...}}        # or "breakdown"
+    {"type": "done"}
+"""
+
+from __future__ import annotations
+
+import cProfile
+import gc
+import importlib.util
+import json
+import os
+import pstats
+import sys
+import time
+import traceback
+from types import ModuleType
+from typing import Any, Callable
+
+from ..cases import Budget
+from . import envinfo
+from .outputs import compare, to_host
+from .timing import measure
+
+
+class Channel:
+    def __init__(self, fd: int) -> None:
+        self._out = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self._out.write(json.dumps(msg, allow_nan=False, default=str) + "\n")
+        self._out.flush()
+
+
+def _apply_settings(process: dict[str, Any]) -> ModuleType:
+    """Import TensorFlow under the group's settings (env vars were set by the parent)."""
+    import tensorflow as tf  # the only TensorFlow import of the harness
+
+    if "intra_op_threads" in process:
+        tf.config.threading.set_intra_op_parallelism_threads(int(process["intra_op_threads"]))
+    if "inter_op_threads" in process:
+        tf.config.threading.set_inter_op_parallelism_threads(int(process["inter_op_threads"]))
+    if process.get("eager") is False:
+        tf.compat.v1.disable_eager_execution()
+    return tf
+
+
+_modules: dict[str, ModuleType] = {}
+
+
+def load_snippet(path: str) -> ModuleType:
+    if path not in _modules:
+        name = "tfperf_snippet_" + os.path.splitext(os.path.basename(path))[0]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))  # snippets may import their helpers
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot import snippet {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        _modules[path] = module
+    return _modules[path]
+
+
+def _prepare(case: dict[str, Any], fn_name: str, setup_name: str) -> tuple[Callable[[], Any], dict[str, float], float]:
+    mod = load_snippet(case["snippet"])
+    fn, setup = getattr(mod, fn_name), getattr(mod, setup_name)
+    t0 = time.perf_counter()
+    kwargs = dict(setup(dict(case["params"])))
+    setup_s = time.perf_counter() - t0
+    metrics = {str(k): float(v) for k, v in dict(kwargs.pop("_metrics", {})).items()}
+
+    def call() -> Any:
+        return to_host(fn(**kwargs))
+
+    return call, metrics, setup_s
+
+
+def _release() -> None:
+    gc.collect()
+    try:
+        import tensorflow as tf
+        tf.keras.backend.clear_session()
+    except Exception:  # noqa: BLE001 - best effort between cases
+        pass
+
+
+class Worker:
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.references: dict[str, Any] = {}  # "params_id|settings_id" -> reference first output
+
+    def reference_output(self, case: dict[str, Any]) -> Any:
+        """The reference variant's first output for this parameter combination; computed
+        untimed when the reference was not run in this process (skipped, or a restart)."""
+        slot = case["slot"]
+        if slot not in self.references:
+            call, _, _ = _prepare(case, case["reference_fn"], case["reference_setup"])
+            self.references[slot] = call()
+            del call
+            _release()
+        return self.references[slot]
+
+    def run_case(self, case: dict[str, Any]) -> dict[str, Any]:
+        started = envinfo.now_iso()
+        t_case = time.perf_counter()
+        res: dict[str, Any] = {"status": "ok", "error": None, "first_call_s": None, "warmup": None,
+                               "timing": None, "output": None, "setup_s": None, "metrics": {},
+                               "started_at": started}
+        try:
+            call, metrics, setup_s = _prepare(case, case["fn"], case["setup"])
+            res["setup_s"], res["metrics"] = setup_s, metrics
+            timing = measure(call, Budget(**case["budget"]))
+            res["first_call_s"] = timing.first_call_s
+            res["warmup"] = {"calls": timing.warmup_calls, "seconds": timing.warmup_s}
+            res["timing"] = timing.as_dict()
+            tol = case["tolerance"]
+            if case["is_reference"]:
+                self.references[case["slot"]] = timing.first_output
+                res["output"] = {"max_abs_diff": 0.0, "max_rel_diff": 0.0, "within_tolerance": True,
+                                 "rtol": tol["rtol"], "atol": tol["atol"], "note": "reference"}
+            else:
+                try:
+                    ref = self.reference_output(case)
+                except Exception as exc:  # noqa: BLE001 - the reference failing is data too
+                    res["output"] = {"max_abs_diff": None, "max_rel_diff": None, "within_tolerance": None,
+                                     "rtol": tol["rtol"], "atol": tol["atol"],
+                                     "note": f"reference failed: {type(exc).__name__}: {exc}"[:500]}
+                else:
+                    res["output"] = compare(timing.first_output, ref, tol["rtol"], tol["atol"])
+            del call, timing
+        except BaseException as exc:  # noqa: BLE001 - a failing case is a result, not a crash
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            res["status"] = "error"
+            res["error"] = "".join(traceback.format_exception(exc)[-6:])[-4000:]
+        res["finished_at"] = envinfo.now_iso()
+        res["duration_s"] = time.perf_counter() - t_case
+        _release()
+        return res
+
+    def run_breakdown(self, task: dict[str, Any]) -> dict[str, Any]:
+        """Profile ``calls`` warmed-up calls with cProfile and attribute own time to categories."""
+        call, _, _ = _prepare(task, task["fn"], task["setup"])
+        for _ in range(3):
+            call()
+        prof = cProfile.Profile()
+        t0 = time.perf_counter()
+        prof.enable()
+        for _ in range(task["calls"]):
+            call()
+        prof.disable()
+        total = time.perf_counter() - t0
+        stats = pstats.Stats(prof)
+        cats: dict[str, float] = {}
+        rows = []
+        rules = task["categories"]
+        for (filename, line, func), (cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+            where = f"{filename}:{line}({func})"
+            name = next((r["name"] for r in rules if any(m in where for m in r["match"])), "other Python")
+            cats[name] = cats.get(name, 0.0) + tt
+            rows.append((ct, tt, nc, where))
+        own = sum(cats.values()) or 1.0
+        rows.sort(reverse=True)
+        _release()
+        return {
+            "tool": "cProfile",
+            "calls": task["calls"],
+            "total_s": total,
+            "categories": sorted(({"name": k, "seconds": v / task["calls"], "share": v / own}
+                                  for k, v in cats.items()), key=lambda c: -c["seconds"]),
+            "top_functions": [{"function": _short(w), "cumulative_s": ct / task["calls"],
+                               "own_s": tt / task["calls"], "calls": nc}
+                              for ct, tt, nc, w in rows[:25]],
+        }
+
+
+def _short(where: str) -> str:
+    for marker in ("site-packages/", "lib/python"):
+        if marker in where:
+            return where.split(marker, 1)[1]
+    return where
+
+
+def main(argv: list[str]) -> int:
+    channel = Channel(int(argv[1]))
+    job = json.loads(sys.stdin.read())
+    t0 = time.perf_counter()
+    tf = _apply_settings(job["process"])
+    import_s = time.perf_counter() - t0
+    env = {**envinfo.machine_info(), **envinfo.tensorflow_info(tf, job["settings"], job["process"]),
+           "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
+           "time": envinfo.now_iso()}
+    channel.send({"type": "ready", "env": env, "import_s": import_s})
+    worker = Worker(channel)
+    for task in job["tasks"]:
+        channel.send({"type": "start", "id": task["id"]})
+        if task["kind"] == "breakdown":
+            try:
+                channel.send({"type": "breakdown", "id": task["id"], "breakdown": worker.run_breakdown(task)})
+            except Exception as exc:  # noqa: BLE001
+                channel.send({"type": "breakdown_failed", "id": task["id"], "error": repr(exc)[:2000]})
+        else:
+            result = worker.run_case(task)
+            try:
+                channel.send({"type": "result", "id": task["id"], "result": result})
+            except ValueError as exc:  # NaN or infinity somewhere in the measurement
+                result.update(status="error", error=f"result not storable: {exc}", timing=None, output=None)
+                channel.send({"type": "result", "id": task["id"], "result": result})
+    channel.send({"type": "done"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
