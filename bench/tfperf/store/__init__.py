@@ -1,0 +1,22 @@
+"""Versioned JSON results files: schema, validation, migration, atomic writes, merge.
+
+Read:   ``load(path)``, ``load_dir(root)``, ``validate(doc, path)``, ``migrate(doc, path)``
+Write:  ``new_doc(...)``, ``write_atomic(path, doc)``, ``append(path, ...)`` (locked)
+Merge:  ``merge_docs(docs)``, ``merge_into(data_root, paths)`` (the CI merge step)
+"""
+
+from .append import append
+from .files import dumps, find_files, load, load_dir, new_doc, parse, read, results_path, write_atomic
+from .intake import MergeReport, merge_into
+from .lock import locked
+from .merge import MergeError, merge_docs
+from .migrate import MIGRATIONS, migrate
+from .schema import NAME_RE, PROFILES, SCHEMA_VERSION, is_name, schema_path
+from .validate import ResultsSchemaError, problems, validate
+
+__all__ = [
+    "MIGRATIONS", "NAME_RE", "PROFILES", "SCHEMA_VERSION", "MergeError", "MergeReport", "ResultsSchemaError",
+    "append", "dumps", "find_files", "is_name", "load", "load_dir", "locked", "merge_docs", "merge_into",
+    "migrate", "new_doc", "parse", "problems", "read", "results_path", "schema_path", "validate",
+    "write_atomic",
+]

@@ -1,0 +1,62 @@
+"""The store's command-line subcommands: ``tfperf validate`` and ``tfperf merge``.
+
+``add_parsers(subparsers)`` adds both to the main parser; each sets ``func`` to a handler
+taking the parsed arguments and returning the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import ResultsFileError
+from .files import find_files, load, record_count
+from .intake import merge_into
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """One line per file; exit 1 if any file is bad (or no file was found)."""
+    bad = 0
+    found = 0
+    for given in args.files:
+        paths = find_files(given)
+        if not paths:
+            print(f"{given}: (file): no results file found", file=sys.stderr)
+            bad += 1
+        for p in paths:
+            found += 1
+            try:
+                doc = load(p)
+            except ResultsFileError as exc:
+                print(exc, file=sys.stderr)
+                bad += 1
+                continue
+            if not args.quiet:
+                counts = ", ".join(f"{n} {k}" for k, n in record_count(doc).items())
+                print(f"{p}: ok ({counts})")
+    return 1 if bad else 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Merge artifacts into the data folder; exit 1 if any artifact was rejected."""
+    report = merge_into(args.data, args.artifacts)
+    for line in report.lines():
+        print(line, file=sys.stderr if line.startswith("rejected") else sys.stdout)
+    return 0 if report.ok else 1
+
+
+def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = subparsers.add_parser("validate", help="check results files against the schema",
+                              description="Check results files (or folders of them) against the results "
+                                          "schema; prints one line per bad file and exits 1 if any is bad.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="results file or folder")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the bad files")
+    p.set_defaults(func=cmd_validate)
+
+    m = subparsers.add_parser("merge", help="validate artifacts and merge them into data/",
+                              description="Validate results files from runners or contributors and merge the "
+                                          "valid ones into DATA/results/<runner>/<profile>.json. Malformed files "
+                                          "are rejected (exit 1); the others are still merged. Idempotent.")
+    m.add_argument("--data", default="data", help="the data folder (default: data)")
+    m.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="results file or folder of them")
+    m.set_defaults(func=cmd_merge)

@@ -1,0 +1,229 @@
+"""Results files on disk: where they live, reading them, writing them atomically.
+
+Layout: ``<root>/results/<runner-label>/<profile>.json``; ``root`` is the repository's
+``data/`` folder. Files are written in one canonical form (sorted keys, one record per
+line) so that equal documents are equal bytes and a git diff shows whole records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Iterable
+
+from .. import __version__
+from ..errors import ResultsFileError
+from .migrate import migrate
+from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
+from .validate import NonFinite, field_path, non_finite, short, validate
+
+Doc = dict[str, Any]
+LIST_KEYS = ("results", "noise", "breakdowns")
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+def parse(text: str, path: str = "<text>") -> Any:
+    """JSON text -> value. NaN, Infinity and duplicate keys are errors naming the field."""
+    try:
+        doc = json.loads(text, parse_constant=NonFinite, object_pairs_hook=_object)
+    except _DuplicateKey as exc:
+        raise ResultsFileError(path, "(file)", f"duplicate key {short(exc.args[0])} in one object") from None
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(path, "(file)",
+                               f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    for where in non_finite(doc):
+        literal = doc
+        for seg in where:
+            literal = literal[seg]
+        raise ResultsFileError(path, field_path(where),
+                               f"{literal!r} is not allowed: measurements must be finite numbers")
+    return doc
+
+
+def read(path: str | Path) -> Any:
+    """Parse one file without migrating or validating it."""
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ResultsFileError(str(p), "(file)", f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError(str(p), "(file)", f"not UTF-8 text (byte {exc.start})") from None
+    return parse(text, str(p))
+
+
+def load(path: str | Path) -> Doc:
+    """Read, migrate to the current schema version and validate one results file."""
+    doc = migrate(read(path), str(path))
+    validate(doc, str(path))
+    return doc
+
+
+def find_files(root: str | Path) -> list[Path]:
+    """Every ``*.json`` file under ``root`` (a file is returned as itself), sorted."""
+    p = Path(root)
+    return [p] if p.is_file() else sorted(x for x in p.rglob("*.json") if x.is_file())
+
+
+def load_dir(root: str | Path) -> tuple[list[tuple[Path, Doc]], list[ResultsFileError]]:
+    """Load every results file under ``root`` independently: a bad file is reported in the
+    second list and never stops the others."""
+    good: list[tuple[Path, Doc]] = []
+    bad: list[ResultsFileError] = []
+    for p in find_files(root):
+        try:
+            good.append((p, load(p)))
+        except ResultsFileError as exc:
+            bad.append(exc)
+    return good, bad
+
+
+def check_name(value: Any, what: str, where: str) -> str:
+    if not is_name(value):
+        raise ResultsFileError(where, what, f"{short(value)} is not a valid name ({NAME_RULE})")
+    return str(value)
+
+
+def results_path(root: str | Path, runner_label: str, profile: str) -> Path:
+    """``<root>/results/<runner_label>/<profile>.json``; names that could leave the folder
+    ("..", "a/b", absolute paths) are refused."""
+    check_name(runner_label, "runner.label", str(root))
+    if profile not in PROFILES:
+        raise ResultsFileError(str(root), "profile", f"{short(profile)} is not one of {', '.join(PROFILES)}")
+    base = Path(root) / "results"
+    path = base / runner_label / f"{profile}.json"
+    if base.resolve() not in path.resolve().parents:
+        raise ResultsFileError(str(root), "runner.label", f"{short(runner_label)} leads outside {base}")
+    return path
+
+
+def new_doc(runner_label: str, profile: str, description: str | None = None,
+            contributed_by: str | None = None) -> Doc:
+    """An empty, valid results document."""
+    check_name(runner_label, "runner.label", "<new document>")
+    if profile not in PROFILES:
+        raise ResultsFileError("<new document>", "profile", f"{short(profile)} is not one of {', '.join(PROFILES)}")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tfperf_version": __version__,
+        "runner": {"label": runner_label, "description": description, "contributed_by": contributed_by},
+        "profile": profile,
+        "environments": {},
+        "results": [],
+        "noise": [],
+        "breakdowns": [],
+    }
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def dumps(doc: Doc) -> str:
+    """The canonical text of a document: sorted keys, one environment / record per line."""
+    lines = ["{"]
+    keys = sorted(doc)
+    for n, key in enumerate(keys):
+        value = doc[key]
+        end = "," if n < len(keys) - 1 else ""
+        head = f" {json.dumps(key)}: "
+        if isinstance(value, list) and value:
+            items = [f"  {_compact(v)}" for v in value]
+            lines += [head + "[", ",\n".join(items), f" ]{end}"]
+        elif isinstance(value, dict) and value and key == "environments":
+            items = [f"  {json.dumps(k)}: {_compact(value[k])}" for k in sorted(value)]
+            lines += [head + "{", ",\n".join(items), f" }}{end}"]
+        else:
+            lines.append(head + _compact(value) + end)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # e.g. Windows: directories cannot be opened; os.replace is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: str | Path, doc: Doc, *, overwrite: bool = False) -> bool:
+    """Validate ``doc`` and write it to ``path`` so that the file is, at every instant,
+    either the old complete file or the new complete one (temp file in the same folder,
+    fsync, rename, fsync the folder). An existing file with different content is refused
+    unless ``overwrite``. Returns False when the file already held exactly these bytes."""
+    p = Path(path)
+    validate(doc, str(p))
+    data = dumps(doc).encode("utf-8")
+    if p.exists():
+        try:
+            if p.read_bytes() == data:
+                return False
+        except OSError:
+            pass
+        if not overwrite:
+            raise ResultsFileError(str(p), "(file)",
+                                   "exists with different content: refusing to overwrite (merge or append to it, "
+                                   "or pass overwrite=True / --force)")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, p)
+        else:
+            _link_new(tmp, p, data)
+        _fsync_dir(p.parent)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return True
+
+
+def _link_new(tmp: Path, path: Path, data: bytes) -> None:
+    """Publish ``tmp`` as ``path`` only if ``path`` does not exist yet (a hard link is
+    atomic and fails on an existing name, so a file created meanwhile is not replaced)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        if path.read_bytes() != data:
+            raise ResultsFileError(str(path), "(file)",
+                                   "was created by another process meanwhile: refusing to overwrite") from None
+    except OSError:  # file systems without hard links
+        if path.exists():
+            raise ResultsFileError(str(path), "(file)", "exists: refusing to overwrite") from None
+        os.replace(tmp, path)
+
+
+def record_count(doc: Doc) -> dict[str, int]:
+    return {k: len(doc.get(k, [])) for k in LIST_KEYS}
+
+
+def iter_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files given on a command line; folders are searched for ``*.json``."""
+    out: list[Path] = []
+    for p in paths:
+        out += find_files(p)
+    return out

@@ -1,0 +1,68 @@
+"""Step-by-step migrations of results documents, asv ``update_to_N`` style.
+
+``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` one. ``migrate``
+applies them in order up to ``SCHEMA_VERSION``. Version 1 is the first released version,
+so the table is empty; when version 2 arrives, add ``MIGRATIONS[1] = _to_2`` here, with a
+frozen version-1 fixture in tests/fixtures/results/ that must keep loading.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from ..errors import ResultsFileError
+from .schema import SCHEMA_VERSION
+
+Doc = dict[str, Any]
+Migration = Callable[[Doc], Doc]
+
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def oldest_readable() -> int:
+    """The oldest version from which an unbroken chain of migrations reaches SCHEMA_VERSION."""
+    version = SCHEMA_VERSION
+    while version - 1 in MIGRATIONS:
+        version -= 1
+    return version
+
+
+def check_version(doc: Doc, path: str) -> int:
+    """The document's schema version, if this tfperf can read it (possibly after migration)."""
+    if "schema_version" not in doc:
+        raise ResultsFileError(path, "schema_version", "missing (required): is this a tfperf results file?")
+    version = doc["schema_version"]
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ResultsFileError(path, "schema_version", f"must be an integer, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise ResultsFileError(path, "schema_version",
+                               f"schema version {version} is newer than this tfperf can read "
+                               f"(max {SCHEMA_VERSION}): upgrade tfperf")
+    if version < oldest_readable():
+        raise ResultsFileError(path, "schema_version",
+                               f"schema version {version} is older than this tfperf can migrate "
+                               f"(oldest {oldest_readable()}): no migration from version {version}")
+    return version
+
+
+def migrate(doc: Doc, path: str = "<document>") -> Doc:
+    """``doc`` brought up to SCHEMA_VERSION: ``doc`` itself when already current, else a
+    migrated copy (the input is never changed)."""
+    if not isinstance(doc, dict):
+        raise ResultsFileError(path, "(top level)", "must be a JSON object")
+    version = check_version(doc, path)
+    if version == SCHEMA_VERSION:
+        return doc
+    out = copy.deepcopy(doc)
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS[version]
+        try:
+            out = step(out)
+        except Exception as exc:  # a migration bug must still name the file
+            raise ResultsFileError(path, "schema_version",
+                                   f"migration from version {version} to {version + 1} failed: "
+                                   f"{type(exc).__name__}: {exc}") from exc
+        version += 1
+        out["schema_version"] = version
+    return out

@@ -1,0 +1,307 @@
+"""Check a results document against schema v1 and the rules a schema cannot express.
+
+Every problem is reported as (JSON field path, problem), e.g.
+``results[3].timing.summary.median: must be > 0, got -0.5``; ``validate`` raises one
+``ResultsSchemaError`` whose message is the first problem on one line, with the count
+and the fields of the others, and which keeps the full list in ``.problems``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import datetime
+from typing import Any, Iterator, Sequence
+
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import ValidationError
+
+from ..errors import ResultsFileError
+from . import ids
+from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, is_name, load_schema
+
+PathT = tuple[str | int, ...]
+Problem = tuple[PathT, str]
+
+
+class NonFinite:
+    """Stands for a NaN or Infinity literal found while parsing, so that the error can
+    name the field it was in instead of only "somewhere in the file"."""
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+    def __repr__(self) -> str:
+        return self.literal
+
+
+class ResultsSchemaError(ResultsFileError):
+    """A results document breaks the schema; ``problems`` holds every (field, problem)."""
+
+    def __init__(self, path: str, problems: Sequence[tuple[str, str]]) -> None:
+        self.problems = list(problems)
+        field, problem = self.problems[0]
+        rest = [f for f, _ in self.problems[1:]]
+        if rest:
+            shown = ", ".join(rest[:3]) + (", ..." if len(rest) > 3 else "")
+            problem += f" (and {len(rest)} more: {shown})"
+        super().__init__(path, field, problem)
+
+
+def field_path(path: Sequence[str | int]) -> str:
+    """("results", 3, "timing") -> "results[3].timing"; "(top level)" for the root."""
+    out = ""
+    for seg in path:
+        if isinstance(seg, int):
+            out += f"[{seg}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", seg):
+            out += f".{seg}" if out else seg
+        else:
+            out += f"[{json.dumps(seg)}]"
+    return out or "(top level)"
+
+
+def short(value: Any, limit: int = 48) -> str:
+    """A one-line, bounded rendering of a value for an error message."""
+    try:
+        text = json.dumps(value, sort_keys=True, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "NaN or Infinity" if not math.isfinite(value) else "number"
+    if isinstance(value, NonFinite):
+        return value.literal
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+# -- non-finite numbers ---------------------------------------------------------------
+
+def non_finite(doc: Any, path: PathT = ()) -> Iterator[PathT]:
+    """Paths of NaN / Infinity values (floats, or parse-time ``NonFinite`` markers)."""
+    if isinstance(doc, NonFinite) or (isinstance(doc, float) and not math.isfinite(doc)):
+        yield path
+    elif isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from non_finite(v, (*path, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from non_finite(v, (*path, i))
+
+
+def _lookup(doc: Any, path: PathT) -> Any:
+    for seg in path:
+        doc = doc[seg]
+    return doc
+
+
+# -- JSON Schema errors -> one line each ------------------------------------------------
+
+_FORMATS = FormatChecker(formats=())
+
+
+@_FORMATS.checks("date-time", raises=ValueError)
+def _is_datetime(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    return datetime.fromisoformat(value).tzinfo is not None
+
+
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema(SCHEMA_VERSION), format_checker=_FORMATS)
+
+
+def _types(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    t = schema.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return [str(x) for x in t]
+    if "$ref" in schema:
+        target = _lookup(load_schema(SCHEMA_VERSION), tuple(schema["$ref"].lstrip("#/").split("/")))
+        return _types(target)
+    return []
+
+
+def _describe(err: ValidationError, doc: Any) -> list[Problem]:
+    path: PathT = tuple(err.absolute_path)
+    inst, kind, want = err.instance, err.validator, err.validator_value
+    if kind == "required" and isinstance(inst, dict):
+        return [((*path, k), "missing (required)") for k in want if k not in inst]
+    if kind == "additionalProperties" and isinstance(inst, dict):
+        known = err.schema.get("properties", {})
+        return [((*path, k), f"unknown field (not in schema version {SCHEMA_VERSION})")
+                for k in inst if k not in known]
+    if kind in ("oneOf", "anyOf") and err.context:
+        specific = [e for e in err.context if e.validator != "type"]
+        if specific:
+            return [p for e in specific for p in _describe(e, doc)]
+        names = [t for e in err.context for t in _types(e.schema)]
+        return [(path, f"expected {' or '.join(dict.fromkeys(names))}, got {json_type(inst)}")]
+    if kind == "type":
+        problem = f"expected {' or '.join(_types(err.schema)) or want}, got {json_type(inst)}"
+    elif kind == "enum":
+        problem = f"{short(inst)} is not one of {', '.join(map(short, want))}"
+    elif kind == "const":
+        problem = f"must be {short(want)}, got {short(inst)}"
+    elif kind == "pattern" and "propertyNames" in err.schema_path:
+        return [((*path, str(inst)), "key must be 16 lowercase hex digits (an env id)")]
+    elif kind == "pattern" and want == "^" + NAME_RE.pattern + "$":
+        problem = f"{short(inst)} is not a valid name ({NAME_RULE})"
+    elif kind == "pattern":
+        problem = f"{short(inst)} does not match {want}"
+    elif kind == "minimum":
+        problem = f"must be >= {want}, got {short(inst)}"
+    elif kind == "exclusiveMinimum":
+        problem = f"must be > {want}, got {short(inst)}"
+    elif kind == "maximum":
+        problem = f"must be <= {want}, got {short(inst)}"
+    elif kind == "maxLength":
+        problem = f"longer than {want} characters"
+    elif kind == "format":
+        problem = f"{short(inst)} is not an ISO 8601 date-time with a time zone"
+    else:
+        problem = err.message.splitlines()[0] if err.message else kind
+    if "then" in err.schema_path and len(path) >= 2:
+        parent = _lookup(doc, path[:2])
+        if isinstance(parent, dict) and "status" in parent:
+            problem += f" (required when status is {short(parent['status'])})"
+    return [(path, problem)]
+
+
+# -- rules beyond the schema ---------------------------------------------------------------
+
+def _case_id_problem(case_id: Any, topic: Any = None, variant: Any = None) -> str | None:
+    """A case id is <topic>/<params>/<settings>/<variant>[#aa]; never a path to walk."""
+    if not isinstance(case_id, str):
+        return None  # the schema reports the type
+    segs = case_id.split("/")
+    if any(s in (".", "..") for s in segs) or "\\" in case_id or any(ord(c) < 32 for c in case_id):
+        return f"{short(case_id)} contains a path traversal or control character"
+    if len(segs) != 4:
+        return f"{short(case_id)} is not <topic>/<params>/<settings>/<variant>"
+    if topic is not None and segs[0] != topic:
+        return f"{short(case_id)} does not start with its topic {short(topic)}"
+    if variant is not None and segs[3] not in (variant, f"{variant}#aa"):
+        return f"{short(case_id)} does not end with its variant {short(variant)}"
+    return None
+
+
+def _name_problems(doc: dict[str, Any]) -> Iterator[Problem]:
+    def check(path: PathT, value: Any) -> Iterator[Problem]:
+        if isinstance(value, str) and not is_name(value):
+            yield path, f"{short(value)} is not a valid name ({NAME_RULE})"
+
+    runner = doc.get("runner")
+    label = runner.get("label") if isinstance(runner, dict) else None
+    yield from check(("runner", "label"), label)
+    for i, r in enumerate(_list(doc, "results")):
+        yield from check(("results", i, "topic"), r.get("topic"))
+        yield from check(("results", i, "variant"), r.get("variant"))
+    for i, b in enumerate(_list(doc, "breakdowns")):
+        yield from check(("breakdowns", i, "topic"), b.get("topic"))
+        yield from check(("breakdowns", i, "variant"), b.get("variant"))
+
+
+def _list(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = doc.get(key)
+    return [x if isinstance(x, dict) else {} for x in value] if isinstance(value, list) else []
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _rule_problems(doc: dict[str, Any]) -> Iterator[Problem]:
+    yield from _name_problems(doc)
+    runner = doc.get("runner")
+    label = runner.get("label") if isinstance(runner, dict) else None
+    envs = doc.get("environments")
+    envs = envs if isinstance(envs, dict) else {}
+    for eid, env in envs.items():
+        if isinstance(env, dict):
+            if ids.env_id(env) != eid:
+                yield ("environments", eid), f"env id does not match its record (expected {ids.env_id(env)})"
+            if label is not None and env.get("runner") != label:
+                yield ("environments", eid, "runner"), f"{short(env.get('runner'))} differs from runner.label {short(label)}"
+
+    def env_ref(path: PathT, value: Any) -> Iterator[Problem]:
+        if isinstance(value, str) and value not in envs:
+            yield path, f"{short(value)} is not in environments"
+
+    for i, r in enumerate(_list(doc, "results")):
+        at: PathT = ("results", i)
+        problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"))
+        if problem:
+            yield (*at, "case_id"), problem
+        key = r.get("key")
+        if isinstance(key, dict):
+            if label is not None and "runner" in key and key["runner"] != label:
+                yield (*at, "key", "runner"), f"{short(key['runner'])} differs from runner.label {short(label)}"
+            if isinstance(r.get("key_hash"), str) and ids.key_hash(key) != r["key_hash"]:
+                yield (*at, "key_hash"), f"does not match the key (expected {ids.key_hash(key)})"
+        yield from env_ref((*at, "env_id"), r.get("env_id"))
+        timing = r.get("timing")
+        summary = timing.get("summary") if isinstance(timing, dict) else None
+        if isinstance(summary, dict) and all(_number(summary.get(k)) for k in ("min", "median", "max")):
+            if not summary["min"] <= summary["median"] <= summary["max"]:
+                yield (*at, "timing", "summary", "median"), "not between min and max"
+        if isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high")):
+            if summary["ci_low"] > summary["ci_high"]:
+                yield (*at, "timing", "summary", "ci_low"), "greater than ci_high"
+    for key in ("noise", "breakdowns"):
+        for i, rec in enumerate(_list(doc, key)):
+            problem = _case_id_problem(rec.get("case_id"), rec.get("topic"), rec.get("variant"))
+            if problem:
+                yield (key, i, "case_id"), problem
+            yield from env_ref((key, i, "env_id"), rec.get("env_id"))
+
+
+def _sort_key(path: PathT) -> tuple[tuple[int, int, str], ...]:
+    return tuple((0, s, "") if isinstance(s, int) else (1, 0, s) for s in path)
+
+
+def problems(doc: Any) -> list[tuple[str, str]]:
+    """Every problem of a current-version document as (field path, problem), in field order."""
+    if not isinstance(doc, dict):
+        return [("(top level)", f"must be a JSON object, got {json_type(doc)}")]
+    found: dict[PathT, str] = {}
+    for path in non_finite(doc):
+        found.setdefault(path, f"{short(_lookup(doc, path))} is not allowed: numbers must be finite")
+    for err in _validator().iter_errors(doc):
+        for path, problem in _describe(err, doc):
+            if not any(path[: len(p)] == p for p in found if p):
+                found.setdefault(path, problem)
+    if not found:
+        for path, problem in _rule_problems(doc):
+            found.setdefault(path, problem)
+    return [(field_path(p), found[p]) for p in sorted(found, key=_sort_key)]
+
+
+def validate(doc: Any, path: str = "<document>") -> None:
+    """Raise ``ResultsSchemaError`` naming ``path`` and the first bad field, or return None.
+
+    The document must already be at SCHEMA_VERSION (``load`` migrates first); a newer
+    version is refused with "upgrade tfperf"."""
+    from .migrate import check_version
+
+    if isinstance(doc, dict) and doc.get("schema_version") != SCHEMA_VERSION:
+        version = check_version(doc, path)
+        raise ResultsFileError(path, "schema_version",
+                               f"schema version {version} must be migrated to {SCHEMA_VERSION} first (load() does)")
+    found = problems(doc)
+    if found:
+        raise ResultsSchemaError(path, found)
