@@ -1,0 +1,146 @@
+"""Verdicts on the claims a topic makes ("A is faster than B where ..."): per scenario,
+per runner ("holds on N of M runners"), and across software versions (flips)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .. import stats
+from .compare import Scenario, exclusion_reason, scenarios
+from .noise import NoiseFloor, noise_floor
+from .ratios import Ratio, RatioCache
+from .records import Measurement, Noise, settings_id
+
+NO_DATA = "no data"
+
+
+@dataclass
+class ClaimCheck:
+    """One claim in one scenario."""
+
+    claim_id: str
+    scenario: Scenario
+    ratio: Ratio | None            # speedup of `faster` over `slower`
+    noise: NoiseFloor | None
+    verdict: str                   # holds / does not hold / inconclusive / no data
+    note: str | None = None        # e.g. the faster variant's output is outside tolerance
+
+
+@dataclass
+class ClaimResult:
+    claim: dict[str, Any]
+    checks: list[ClaimCheck]
+    by_runner: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return str(self.claim.get("id"))
+
+    @property
+    def holds_on(self) -> int:
+        return sum(1 for v in self.by_runner.values() if v == stats.HOLDS)
+
+    @property
+    def runners_with_data(self) -> int:
+        return sum(1 for v in self.by_runner.values() if v != NO_DATA)
+
+    def counts(self, runner: str | None = None) -> dict[str, int]:
+        c: dict[str, int] = defaultdict(int)
+        for ch in self.checks:
+            if runner is None or ch.scenario.runner == runner:
+                c[ch.verdict] += 1
+        return dict(c)
+
+    @property
+    def summary(self) -> str:
+        """"holds on N of M runners" (runners with data for this claim)."""
+        if not self.runners_with_data:
+            return "no results yet"
+        return f"holds on {self.holds_on} of {self.runners_with_data} runner{'s' if self.runners_with_data != 1 else ''}"
+
+
+def runner_verdict(verdicts: list[str]) -> str:
+    """A claim holds on a runner when it holds in every matching scenario measured there,
+    does not hold when it fails in every one, and is inconclusive otherwise."""
+    definite = [v for v in verdicts if v != NO_DATA]
+    if not definite:
+        return NO_DATA
+    if all(v == stats.HOLDS for v in definite):
+        return stats.HOLDS
+    if all(v == stats.DOES_NOT_HOLD for v in definite):
+        return stats.DOES_NOT_HOLD
+    return stats.INCONCLUSIVE
+
+
+def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise],
+                cache: RatioCache) -> ClaimResult:
+    faster, slower = str(claim.get("faster")), str(claim.get("slower"))
+    checks: list[ClaimCheck] = []
+    for sc in scs:
+        if not sc.matches(claim.get("where")):
+            continue
+        f, s = sc.variants.get(faster), sc.variants.get(slower)
+        if f is None or s is None:
+            continue
+        if not (f.ok and s.ok):
+            bad = f if not f.ok else s
+            checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
+                                     f"{bad.variant}: {exclusion_reason(bad)}"))
+            continue
+        nf = noise_floor(noise, sc.runner, settings_id(sc.settings))
+        r = cache.ratio(s.samples, f.samples)
+        note = None
+        if f.within_tolerance is False:
+            note = f"{faster}'s output is outside tolerance"
+        checks.append(ClaimCheck(str(claim.get("id")), sc, r, nf, stats.verdict(r.low, r.high, nf.value), note))
+    result = ClaimResult(claim=claim, checks=checks)
+    per_runner: dict[str, list[str]] = defaultdict(list)
+    for ch in checks:
+        per_runner[ch.scenario.runner].append(ch.verdict)
+    result.by_runner = {r: runner_verdict(v) for r, v in sorted(per_runner.items())}
+    return result
+
+
+@dataclass
+class ClaimTrend:
+    """A claim's verdict per software version on one runner, for one scenario."""
+
+    claim_id: str
+    runner: str
+    scenario_id: str                          # settings and parameters
+    by_version: dict[str, ClaimCheck]         # version label -> check, in version order
+
+    @property
+    def flipped(self) -> bool:
+        """True when the claim held with one version and did not hold with another."""
+        vs = {c.verdict for c in self.by_version.values()}
+        return stats.HOLDS in vs and stats.DOES_NOT_HOLD in vs
+
+    @property
+    def changed(self) -> bool:
+        return len({c.verdict for c in self.by_version.values()}) > 1
+
+
+def version_sort_key(label: str) -> tuple:
+    import re
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", label))
+
+
+def claim_trends(claim: dict[str, Any], hist: list[Measurement], topic: str, noise: list[Noise],
+                 cache: RatioCache) -> list[ClaimTrend]:
+    """Per runner and scenario, the claim's verdict with each software version measured.
+    Only scenarios measured with two or more versions are returned."""
+    by_version: dict[str, list[Measurement]] = defaultdict(list)
+    for m in hist:
+        if m.topic == topic:
+            by_version[m.version].append(m)
+    table: dict[tuple[str, str], dict[str, ClaimCheck]] = defaultdict(dict)
+    for version in sorted(by_version, key=version_sort_key):
+        res = check_claim(claim, scenarios(by_version[version], topic), noise, cache)
+        for ch in res.checks:
+            sid = f"{settings_id(ch.scenario.settings)} {ch.scenario.key[2]}"
+            table[(ch.scenario.runner, sid)][version] = ch
+    return [ClaimTrend(str(claim.get("id")), runner, sid, checks)
+            for (runner, sid), checks in sorted(table.items()) if len(checks) > 1]

@@ -1,0 +1,108 @@
+"""Per scenario (runner x parameters x settings): the fastest variant whose output is
+correct, and its speedup over the default way, with a confidence interval and a verdict."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .. import stats
+from .noise import NoiseFloor, noise_floor
+from .ratios import Ratio, RatioCache
+from .records import Measurement, Noise, params_id, settings_id
+
+
+@dataclass
+class Scenario:
+    runner: str
+    topic: str
+    params: dict[str, Any]
+    settings: dict[str, str]
+    variants: dict[str, Measurement] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.runner, settings_id(self.settings), params_id(self.params))
+
+    @property
+    def stale(self) -> bool:
+        return any(m.stale for m in self.variants.values())
+
+    def matches(self, where: dict[str, Any] | None) -> bool:
+        """True when every ``where`` field (a parameter or setting) has one of the values listed."""
+        for k, want in (where or {}).items():
+            have = self.params.get(k, self.settings.get(k))
+            wants = want if isinstance(want, list) else [want]
+            if have is None or str(have).lower() not in {str(w).lower() for w in wants}:
+                return False
+        return True
+
+
+def scenarios(measurements: Iterable[Measurement], topic: str) -> list[Scenario]:
+    out: dict[tuple[str, str, str], Scenario] = {}
+    for m in measurements:
+        if m.topic != topic:
+            continue
+        sc = Scenario(m.runner, m.topic, m.params, m.settings)
+        sc = out.setdefault(sc.key, sc)
+        sc.variants[m.variant] = m
+    return [out[k] for k in sorted(out, key=_sort_key)]
+
+
+def _sort_key(k: tuple[str, str, str]) -> tuple:
+    # Numbers inside ids sort numerically (batch_size=8 before batch_size=64).
+    return tuple(tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", part)) for part in k)
+
+
+def correct(m: Measurement) -> bool:
+    """Output checked and within tolerance (the reference variant is correct by definition)."""
+    return m.within_tolerance is True or (m.is_reference is True and m.within_tolerance is not False)
+
+
+def exclusion_reason(m: Measurement) -> str | None:
+    """Why a variant cannot be recommended, or None."""
+    if m.status != "ok":
+        return f"{m.status}: {(m.error or '').strip().splitlines()[-1] if m.error else 'no error text'}"
+    if not m.ok:
+        return "no timing samples"
+    if m.within_tolerance is False:
+        diff = f" (max abs diff {m.max_abs_diff:.3g})" if m.max_abs_diff is not None else ""
+        return f"output outside tolerance{diff}"
+    if not correct(m):
+        return "output not checked against the reference"
+    return None
+
+
+@dataclass
+class Recommendation:
+    scenario: Scenario
+    default: str
+    best: str | None
+    speedup: Ratio | None          # best over default
+    verdict: str | None            # is best really faster than default? (holds/does not hold/inconclusive)
+    noise: NoiseFloor
+    excluded: dict[str, str]       # variant -> reason it is never recommended
+    fastest_overall: str | None    # fastest ok variant regardless of correctness
+
+    @property
+    def stale(self) -> bool:
+        return self.scenario.stale
+
+
+def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: RatioCache) -> Recommendation:
+    excluded = {v: r for v, m in sc.variants.items() if (r := exclusion_reason(m))}
+    ok = [m for m in sc.variants.values() if m.ok]
+    candidates = [m for m in ok if m.variant not in excluded]
+    best = min(candidates, key=lambda m: m.median or float("inf")) if candidates else None
+    fastest = min(ok, key=lambda m: m.median or float("inf")) if ok else None
+    nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings))
+    d = sc.variants.get(default)
+    speed: Ratio | None = None
+    verdict: str | None = None
+    if best is not None and d is not None and d.ok:
+        speed = cache.ratio(d.samples, best.samples)
+        verdict = stats.verdict(speed.low, speed.high, nf.value) if best.variant != default else None
+    return Recommendation(scenario=sc, default=default, best=best.variant if best else None,
+                          speedup=speed, verdict=verdict, noise=nf, excluded=excluded,
+                          fastest_overall=fastest.variant if fastest else None)

@@ -1,0 +1,64 @@
+"""Speedups with confidence intervals, computed once per pair of sample sets.
+
+``tfperf.stats.ratio_ci`` bootstraps (a few ms to tens of ms per pair); a site build asks
+for the same pairs from several pages and across builds, so results are memoised by the
+content of the samples, and optionally kept in a JSON file between builds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from .. import stats
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Speedup of a candidate over a baseline: median(baseline) / median(candidate)."""
+
+    point: float
+    low: float
+    high: float
+
+
+def _digest(xs: Sequence[float]) -> str:
+    return hashlib.sha1(struct.pack(f"{len(xs)}d", *xs)).hexdigest()
+
+
+class RatioCache:
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else None
+        self._memo: dict[str, tuple[float, float, float]] = {}
+        self._dirty = False
+        if self.path and self.path.is_file():
+            try:
+                raw = json.loads(self.path.read_text(encoding="utf-8"))
+                self._memo = {k: (float(v[0]), float(v[1]), float(v[2])) for k, v in raw.items()}
+            except (OSError, ValueError, TypeError, IndexError):
+                self._memo = {}
+
+    def ratio(self, baseline: Sequence[float], candidate: Sequence[float]) -> Ratio:
+        key = _digest(baseline) + _digest(candidate)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = stats.ratio_ci(baseline, candidate)
+            self._memo[key] = hit
+            self._dirty = True
+        return Ratio(*hit)
+
+    def save(self) -> None:
+        if not (self.path and self._dirty):
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(self._memo, fh)
+        os.replace(tmp, self.path)
+        self._dirty = False

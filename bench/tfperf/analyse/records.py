@@ -1,0 +1,185 @@
+"""Flat records read from results documents: one per result, per A/A pair, per runner.
+
+Plain data only; every later stage (selection, comparisons, claims, rendering) works
+on these records, never on the raw JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Source:
+    """One results file."""
+
+    path: str            # as given to the loader, e.g. data/results/<runner>/full.json
+    runner: str
+    profile: str
+
+    @property
+    def rel(self) -> str:
+        """Path below the results root ("<runner>/<profile>.json"), used in site links."""
+        parts = Path(self.path).parts
+        return "/".join(parts[-2:]) if len(parts) >= 2 else self.path
+
+
+@dataclass
+class Measurement:
+    source: Source
+    runner: str
+    topic: str
+    case_id: str
+    params: dict[str, Any]
+    settings: dict[str, str]
+    variant: str
+    is_default: bool | None
+    is_reference: bool | None
+    status: str
+    error: str | None
+    samples: tuple[float, ...]
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    first_call_s: float | None
+    within_tolerance: bool | None
+    max_abs_diff: float | None
+    max_rel_diff: float | None
+    key: dict[str, Any]
+    key_hash: str
+    env_id: str | None
+    env: dict[str, Any] | None
+    finished_at: datetime
+    stale: bool = False
+    stale_reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and bool(self.samples) and self.median is not None
+
+    @property
+    def params_id(self) -> str:
+        return params_id(self.params)
+
+    @property
+    def settings_id(self) -> str:
+        return settings_id(self.settings)
+
+    @property
+    def tensorflow(self) -> str:
+        return str(self.key.get("tensorflow") or "?")
+
+    @property
+    def keras(self) -> str:
+        return str(self.key.get("keras") or "?")
+
+    @property
+    def version(self) -> str:
+        """The software the result was measured with, as a label for trends."""
+        return f"TF {self.tensorflow} / Keras {self.keras}"
+
+    @property
+    def commit(self) -> str | None:
+        c = (self.env or {}).get("git_commit")
+        return str(c) if c else None
+
+
+@dataclass(frozen=True)
+class Noise:
+    runner: str
+    settings_id: str
+    rel_noise: float
+    case_id: str
+    time: str
+
+
+@dataclass
+class Runner:
+    label: str
+    description: str | None = None
+    contributed_by: str | None = None
+    sources: list[Source] = field(default_factory=list)
+    environments: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def latest_environment(self) -> dict[str, Any] | None:
+        if not self.environments:
+            return None
+        return max(self.environments.values(), key=lambda e: str(e.get("time", "")))
+
+
+def params_id(params: dict[str, Any]) -> str:
+    return ",".join(f"{k}={_fmt(v)}" for k, v in sorted(params.items())) or "-"
+
+
+def settings_id(settings: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(settings.items())) or "default"
+
+
+def _fmt(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def parse_time(text: Any) -> datetime:
+    try:
+        t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+def settings_of_case_id(case_id: str) -> str:
+    """The settings part of "<topic>/<params>/<settings>/<variant>[#aa]"."""
+    parts = case_id.split("/")
+    return parts[2] if len(parts) >= 4 else "default"
+
+
+def read_documents(docs: list[tuple[Path, dict[str, Any]]]) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[dict[str, Any]]]:
+    """Flatten loaded documents into measurements, noise records, runners and breakdowns."""
+    measurements: list[Measurement] = []
+    noise: list[Noise] = []
+    runners: dict[str, Runner] = {}
+    breakdowns: list[dict[str, Any]] = []
+    for path, doc in docs:
+        rdoc = doc.get("runner") or {}
+        label = str(rdoc.get("label", "?"))
+        source = Source(path=str(path), runner=label, profile=str(doc.get("profile", "?")))
+        runner = runners.setdefault(label, Runner(label=label))
+        runner.description = runner.description or rdoc.get("description")
+        runner.contributed_by = runner.contributed_by or rdoc.get("contributed_by")
+        runner.sources.append(source)
+        envs: dict[str, dict[str, Any]] = doc.get("environments") or {}
+        runner.environments.update(envs)
+        for r in doc.get("results") or []:
+            measurements.append(_measurement(source, label, r, envs))
+        for a in doc.get("noise") or []:
+            noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
+                               rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
+                               time=str(a.get("time", ""))))
+        for b in doc.get("breakdowns") or []:
+            breakdowns.append({**b, "_runner": label, "_source": source,
+                               "_env": envs.get(str(b.get("env_id")))})
+    return measurements, noise, runners, breakdowns
+
+
+def _measurement(source: Source, runner: str, r: dict[str, Any], envs: dict[str, dict[str, Any]]) -> Measurement:
+    timing = r.get("timing") or {}
+    summary = timing.get("summary") or {}
+    output = r.get("output") or {}
+    samples = tuple(float(s) for s in timing.get("samples") or [])
+    env_id = r.get("env_id")
+    return Measurement(
+        source=source, runner=runner, topic=str(r.get("topic")), case_id=str(r.get("case_id")),
+        params=dict(r.get("params") or {}), settings={k: str(v) for k, v in (r.get("settings") or {}).items()},
+        variant=str(r.get("variant")), is_default=r.get("is_default"), is_reference=r.get("is_reference"),
+        status=str(r.get("status")), error=r.get("error"), samples=samples,
+        median=summary.get("median"), ci_low=summary.get("ci_low"), ci_high=summary.get("ci_high"),
+        n=int(summary.get("n", len(samples)) or 0), first_call_s=r.get("first_call_s"),
+        within_tolerance=output.get("within_tolerance") if output else (True if r.get("is_reference") else None),
+        max_abs_diff=output.get("max_abs_diff"), max_rel_diff=output.get("max_rel_diff"),
+        key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
+        env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
+    )

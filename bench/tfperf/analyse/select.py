@@ -1,0 +1,74 @@
+"""Which stored results count: stale marking, the newest result per case, history.
+
+Nothing is dropped: a result whose key no longer matches the current snippet is kept
+and marked stale; the page shows it as such. Among several results of one case the
+newest non-stale ok one is current; the others remain history (trends across versions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .. import HARNESS_VERSION
+from .records import Measurement
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    """What the analysis needs from a topic's YAML (see tfperf.cases.Topic)."""
+
+    name: str
+    title: str
+    snippet_hash: str
+    default: str
+    reference: str
+    claims: tuple[dict, ...]
+    variant_labels: dict[str, str]
+    yaml_path: str
+
+
+def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo],
+               harness_version: str = HARNESS_VERSION) -> None:
+    """Set ``stale`` and ``stale_reason`` on each measurement, comparing its key with the
+    key the current snippet and harness would give it."""
+    for m in measurements:
+        topic = topics.get(m.topic)
+        reasons = []
+        if topic is None:
+            reasons.append("the topic no longer exists")
+        elif m.key.get("snippet_hash") != topic.snippet_hash:
+            reasons.append("the snippet or its case grid changed since")
+        if str(m.key.get("harness_version")) != str(harness_version):
+            reasons.append(f"measured by harness version {m.key.get('harness_version')}, now {harness_version}")
+        m.stale = bool(reasons)
+        m.stale_reason = "; ".join(reasons) or None
+
+
+def _rank(m: Measurement) -> tuple:
+    # Current beats stale, ok beats failed, then newest first.
+    return (not m.stale, m.ok, m.finished_at)
+
+
+def current(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """One measurement per (runner, case_id): the newest non-stale ok one if any, else the
+    best available (stale, or the newest failure so the failure is shown)."""
+    best: dict[tuple[str, str], Measurement] = {}
+    for m in measurements:
+        k = (m.runner, m.case_id)
+        if k not in best or _rank(m) > _rank(best[k]):
+            best[k] = m
+    return sorted(best.values(), key=lambda m: (m.runner, m.case_id))
+
+
+def history(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """Newest ok, non-stale measurement per (runner, case_id, key_hash): one per software
+    version a case was measured with. The input for trends."""
+    best: dict[tuple[str, str, str], Measurement] = {}
+    for m in measurements:
+        if not m.ok or m.stale:
+            continue
+        k = (m.runner, m.case_id, m.key_hash)
+        if k not in best or m.finished_at > best[k].finished_at:
+            best[k] = m
+    return sorted(best.values(), key=lambda m: (m.runner, m.case_id, m.finished_at))
