@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One benchmark job: install the measuring extra, measure one shard of a profile, leave the
+# results file in $TFPERF_OUT/results/<runner>/<profile>.json (the job's artifact).
+#
+# Usage: scripts/ci/bench.sh PROFILE SHARD [RUNNER]
+#   PROFILE  quick | full
+#   SHARD    I/N (e.g. 2/3); 1/1 runs everything
+#   RUNNER   runner label stored with the results (CI passes gha-<os>-<arch>); default: the
+#            harness derives one from this machine
+# Environment:
+#   TFPERF_EXTRAS  extras to install (default "tf"; the GPU job sets "gpu")
+#   TFPERF_OUT     output data directory (default: ci-out)
+#   TFPERF_FORCE   1 = measure again even what data/ already holds for this key (weekly run)
+#   TFPERF_TOPICS  space-separated topic names to limit the run (default: every topic)
+#
+# Unless TFPERF_FORCE=1, the runner's published file in data/ is copied into the output
+# first, so the harness skips every case whose complete key already has a result: a push
+# that changes one snippet re-measures that snippet only.
+# Here: TFPERF_VENV=/tmp/v1 TFPERF_TOPICS=predict_vs_call scripts/ci/bench.sh quick 1/2 local-ci-test
+set -euo pipefail
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: $0 PROFILE SHARD [RUNNER]" >&2
+    exit 64
+fi
+profile="$1" shard="$2" runner="${3:-}"
+case "$profile" in quick|full) ;; *) echo "bench.sh: PROFILE must be quick or full, not '$profile'" >&2; exit 64;; esac
+if ! [[ "$shard" =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]]; then
+    echo "bench.sh: SHARD must be I/N, e.g. 1/3, not '$shard'" >&2
+    exit 64
+fi
+
+. "$(dirname "$0")/env.sh"
+tfperf_env "${TFPERF_EXTRAS:-tf}"
+cd "$TFPERF_ROOT"
+out="${TFPERF_OUT:-ci-out}"
+mkdir -p "$out"
+
+args=(run --profile "$profile" --shard "$shard" --data "$out" --no-progress)
+if [ -n "$runner" ]; then
+    args+=(--runner "$runner")
+    published="data/results/$runner/$profile.json"
+    if [ "${TFPERF_FORCE:-0}" != 1 ] && [ -f "$published" ] && [ ! -e "$out/results/$runner/$profile.json" ]; then
+        mkdir -p "$out/results/$runner"
+        cp "$published" "$out/results/$runner/$profile.json"
+        echo "bench.sh: starting from $published (cases already measured with the same key are skipped)"
+    fi
+fi
+if [ "${TFPERF_FORCE:-0}" = 1 ]; then
+    args+=(--force)
+fi
+for t in ${TFPERF_TOPICS:-}; do
+    args+=(--topic "$t")
+done
+
+echo "bench.sh: tfperf ${args[*]}"
+tfperf "${args[@]}"
+echo "bench.sh: results in $out/results/"
+find "$out/results" -name '*.json' -type f | LC_ALL=C sort

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The merge job: validate every results file under ARTIFACT_DIR (runner artifacts,
+# contributed files) and merge the valid ones into DATA_DIR/results/<runner>/<profile>.json.
+# A malformed file is rejected with its file and field and the others are still merged;
+# the merge is order-independent and idempotent (a second run changes no byte).
+# Exit status: 0 all merged, 1 some file rejected (the valid ones are merged all the same).
+#
+# Usage: scripts/ci/merge.sh ARTIFACT_DIR [DATA_DIR]      (default DATA_DIR: data)
+# Here:  TFPERF_VENV=/tmp/v1 scripts/ci/merge.sh /tmp/artifacts /tmp/merged-data
+set -euo pipefail
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    echo "usage: $0 ARTIFACT_DIR [DATA_DIR]" >&2
+    exit 64
+fi
+. "$(dirname "$0")/env.sh"
+tfperf_env "test"
+artifacts="$(cd "$1" 2>/dev/null && pwd)" || { echo "merge.sh: $1: no such folder (nothing was downloaded?)" >&2; exit 1; }
+data="$(mkdir -p "${2:-data}" && cd "${2:-data}" && pwd)"
+cd "$TFPERF_ROOT"
+
+mapfile -t files < <(find "$artifacts" -name '*.json' -type f | LC_ALL=C sort)
+if [ "${#files[@]}" -eq 0 ]; then
+    echo "merge.sh: no results files under $artifacts: nothing to merge"
+    exit 0
+fi
+echo "merge.sh: ${#files[@]} file(s) from $artifacts -> $data"
+status=0
+tfperf merge --data "$data" "${files[@]}" || status=$?
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    {
+        echo "### Merge into data/"
+        if [ "$status" -eq 0 ]; then echo "All ${#files[@]} file(s) valid."; else echo "**Some files were rejected** (see the log); the valid ones were merged."; fi
+    } >> "$GITHUB_STEP_SUMMARY"
+fi
+exit "$status"
