@@ -1,6 +1,6 @@
 """The store's command-line subcommands: ``tfperf validate`` and ``tfperf merge``.
 
-``add_parsers(subparsers)`` adds both to the main parser; each sets ``func`` to a handler
+``add_parsers(subparsers)`` adds both to the main parser; each sets ``handler`` to a function
 taking the parsed arguments and returning the exit status.
 """
 
@@ -51,7 +51,7 @@ def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]
                                           "schema; prints one line per bad file and exits 1 if any is bad.")
     p.add_argument("files", nargs="+", metavar="FILE", help="results file or folder")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the bad files")
-    p.set_defaults(func=cmd_validate)
+    p.set_defaults(handler=cmd_validate)
 
     m = subparsers.add_parser("merge", help="validate artifacts and merge them into data/",
                               description="Validate results files from runners or contributors and merge the "
@@ -59,4 +59,4 @@ def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]
                                           "are rejected (exit 1); the others are still merged. Idempotent.")
     m.add_argument("--data", default="data", help="the data folder (default: data)")
     m.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="results file or folder of them")
-    m.set_defaults(func=cmd_merge)
+    m.set_defaults(handler=cmd_merge)
