@@ -31,15 +31,14 @@ from .progress import Progress
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.
 DEFAULT_CATEGORIES = [
-    {"name": "Keras data adapters (input handling)", "match": ["data_adapters", "data_adapter"]},
-    {"name": "Keras callbacks and progress", "match": ["callbacks", "progbar"]},
-    {"name": "Keras predict/fit loop", "match": ["trainers/", "engine/training", "epoch_iterator"]},
-    {"name": "tf.data", "match": ["tensorflow/python/data/"]},
-    {"name": "tf.function dispatch and tracing", "match": ["polymorphic_function", "eager/function", "tracing", "func_graph", "autograph"]},
-    {"name": "TensorFlow op execution", "match": ["eager/execute", "pywrap_tfe", "eager/context", "ops.py", "_pywrap"]},
-    {"name": "Keras layers", "match": ["keras/src/layers", "keras/src/ops", "keras/src/backend", "tf_keras/src/layers", "tf_keras/src/engine/base_layer"]},
-    {"name": "nest/structure utilities", "match": ["nest", "tree/"]},
-    {"name": "numpy", "match": ["numpy/"]},
+    # In priority order: a sampled stack goes to the first category matching any of its frames.
+    {"name": "tracing functions (tf.function / tf.data map)", "match": ["func_graph.py", "tracing_compilation.py:144", "autograph"]},
+    {"name": "building the tf.data input pipeline", "match": ["get_tf_dataset", "data_adapter", "dataset_ops.py"]},
+    {"name": "creating and iterating the dataset iterator", "match": ["iterator_ops.py", "epoch_iterator", "_enumerate_iterator"]},
+    {"name": "callbacks and progress bar", "match": ["callbacks", "progbar"]},
+    {"name": "running the compiled step (graph execution)", "match": ["_call_flat", "concrete_function.py", "atomic_function.py", "polymorphic_function.py", "tensorflow/python/eager/function.py"]},
+    {"name": "eager layer calls", "match": ["keras/src/layers", "keras/src/ops", "keras/src/backend", "tf_keras/src/layers", "base_layer", "functional.py"]},
+    {"name": "output conversion to numpy", "match": ["numpy", "concatenate", "nest"]},
 ]
 
 
@@ -160,11 +159,13 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
                     payload = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
                                "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
                     groups.setdefault(c.group_key, []).append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
-    # The A/A pair: the group's first case measured again at the end of the group.
+    # The A/A pair: a case from the middle of each group (not the first, which runs right
+    # after the TensorFlow import) is measured again at the end of the group.
     for tasks in groups.values():
-        first = next((t for t in tasks if t.kind == "case"), None)
-        if first is not None:
-            tasks.append(Task(first.id + "#aa", "aa", first.case, first.key, dict(first.payload)))
+        measured = [t for t in tasks if t.kind == "case"]
+        if measured:
+            a = measured[len(measured) // 2]
+            tasks.append(Task(a.id + "#aa", "aa", a.case, a.key, dict(a.payload)))
     return Plan(groups, skipped, total)
 
 

@@ -12,12 +12,10 @@ object per line on the file descriptor given as argv[1]):
 
 from __future__ import annotations
 
-import cProfile
 import gc
 import importlib.util
 import json
 import os
-import pstats
 import sys
 import time
 import traceback
@@ -26,6 +24,7 @@ from typing import Any, Callable
 
 from ..cases import Budget
 from . import envinfo
+from . import sampling
 from .outputs import compare, to_host
 from .timing import measure
 
@@ -147,38 +146,25 @@ class Worker:
         return res
 
     def run_breakdown(self, task: dict[str, Any]) -> dict[str, Any]:
-        """Profile ``calls`` warmed-up calls with cProfile and attribute own time to categories."""
+        """Sample the stacks of ``calls`` warmed-up calls and charge the time to categories."""
         call, _, _ = _prepare(task, task["fn"], task["setup"])
         for _ in range(3):
             call()
-        prof = cProfile.Profile()
-        t0 = time.perf_counter()
-        prof.enable()
-        for _ in range(task["calls"]):
-            call()
-        prof.disable()
-        total = time.perf_counter() - t0
-        stats = pstats.Stats(prof)
-        cats: dict[str, float] = {}
-        rows = []
-        rules = task["categories"]
-        for (filename, line, func), (cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-            where = f"{filename}:{line}({func})"
-            name = next((r["name"] for r in rules if any(m in where for m in r["match"])), "other Python")
-            cats[name] = cats.get(name, 0.0) + tt
-            rows.append((ct, tt, nc, where))
-        own = sum(cats.values()) or 1.0
-        rows.sort(reverse=True)
+        weights, total = sampling.sample(call, task["calls"])
+        sampled = sum(weights.values()) or 1.0
+        cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker.py")
         _release()
+        n = task["calls"]
         return {
-            "tool": "cProfile",
-            "calls": task["calls"],
+            "tool": "stack sampler (0.5 ms)",
+            "calls": n,
             "total_s": total,
-            "categories": sorted(({"name": k, "seconds": v / task["calls"], "share": v / own}
+            "categories": sorted(({"name": k, "seconds": v / sampled * total / n, "share": v / sampled}
                                   for k, v in cats.items()), key=lambda c: -c["seconds"]),
-            "top_functions": [{"function": _short(w), "cumulative_s": ct / task["calls"],
-                               "own_s": tt / task["calls"], "calls": nc}
-                              for ct, tt, nc, w in rows[:25]],
+            "top_functions": [{"function": _short(f), "cumulative_s": inc / sampled * total / n,
+                               "own_s": own / sampled * total / n, "calls": n}
+                              for f, inc, own in sampling.top_functions(weights)
+                              if "tfperf/measure" not in f and "threading.py" not in f],
         }
 
 
