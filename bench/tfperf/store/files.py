@@ -39,13 +39,15 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def parse(text: str, path: str = "<text>") -> Any:
     """JSON text -> value. NaN, Infinity and duplicate keys are errors naming the field."""
     try:
-        doc = json.loads(text, parse_constant=NonFinite, object_pairs_hook=_object)
+        literals: list[NonFinite] = []
+        doc = json.loads(text, parse_constant=lambda lit: literals.append(NonFinite(lit)) or literals[-1],
+                         object_pairs_hook=_object)
     except _DuplicateKey as exc:
         raise ResultsFileError(path, "(file)", f"duplicate key {short(exc.args[0])} in one object") from None
     except json.JSONDecodeError as exc:
         raise ResultsFileError(path, "(file)",
                                f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    for where in non_finite(doc):
+    for where in non_finite(doc) if literals else ():
         literal = doc
         for seg in where:
             literal = literal[seg]

@@ -8,10 +8,13 @@ and the fields of the others, and which keeps the full list in ``.problems``.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import math
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
 from jsonschema import Draft202012Validator, FormatChecker
@@ -118,8 +121,70 @@ def _is_datetime(value: object) -> bool:
     return datetime.fromisoformat(value).tzinfo is not None
 
 
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(load_schema(SCHEMA_VERSION), format_checker=_FORMATS)
+# Speed: jsonschema costs milliseconds per result, mostly in the per-sample "$ref"s. So the
+# document is checked in parts: the top level without its record lists, then each record
+# against its own definition (records already found valid in this process are skipped,
+# which makes repeated appends cheap), and timing.samples by a plain loop below.
+RECORD_DEFS = {"results": "result", "noise": "noise", "breakdowns": "breakdown"}
+_known_good: set[str] = set()
+
+
+@lru_cache(maxsize=None)
+def _validators() -> dict[str, Draft202012Validator]:
+    schema = copy.deepcopy(load_schema(SCHEMA_VERSION))
+    defs = schema["$defs"]
+    del defs["result"]["properties"]["timing"]["properties"]["samples"]["items"]
+    top = copy.deepcopy(schema)
+    for key in RECORD_DEFS:
+        top["properties"][key] = {"type": "array"}
+    out = {"": Draft202012Validator(top, format_checker=_FORMATS)}
+    for key, name in RECORD_DEFS.items():
+        out[key] = Draft202012Validator({"$defs": defs, **defs[name]}, format_checker=_FORMATS)
+    return out
+
+
+def _record_id(record: Any) -> str:
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=True, default=repr)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _schema_problems(doc: dict[str, Any]) -> Iterator[Problem]:
+    validators = _validators()
+    for err in validators[""].iter_errors(doc):
+        yield from _describe(err, doc, ())
+    for key in RECORD_DEFS:
+        records = doc.get(key)
+        if not isinstance(records, list):
+            continue
+        for i, record in enumerate(records):
+            rid = _record_id(record)
+            if rid in _known_good:
+                continue
+            found = [p for err in validators[key].iter_errors(record) for p in _describe(err, doc, (key, i))]
+            if key == "results":
+                found += _sample_problems(record, (key, i))
+            if not found and isinstance(record, dict):
+                found = _record_rules(key, record, (key, i))
+            if found:
+                yield from found
+            else:
+                if len(_known_good) > 500_000:
+                    _known_good.clear()
+                _known_good.add(rid)
+
+
+def _sample_problems(record: Any, at: PathT) -> list[Problem]:
+    timing = record.get("timing") if isinstance(record, dict) else None
+    samples = timing.get("samples") if isinstance(timing, dict) else None
+    if not isinstance(samples, list):
+        return []
+    out: list[Problem] = []
+    for j, x in enumerate(samples):
+        if not _number(x) and not isinstance(x, (NonFinite, float)):
+            out.append(((*at, "timing", "samples", j), f"expected number, got {json_type(x)}"))
+        elif _number(x) and x <= 0:
+            out.append(((*at, "timing", "samples", j), f"must be > 0, got {short(x)}"))
+    return out
 
 
 def _types(schema: Any) -> list[str]:
@@ -136,8 +201,8 @@ def _types(schema: Any) -> list[str]:
     return []
 
 
-def _describe(err: ValidationError, doc: Any) -> list[Problem]:
-    path: PathT = tuple(err.absolute_path)
+def _describe(err: ValidationError, doc: Any, prefix: PathT) -> list[Problem]:
+    path: PathT = (*prefix, *err.absolute_path)
     inst, kind, want = err.instance, err.validator, err.validator_value
     if kind == "required" and isinstance(inst, dict):
         return [((*path, k), "missing (required)") for k in want if k not in inst]
@@ -148,7 +213,7 @@ def _describe(err: ValidationError, doc: Any) -> list[Problem]:
     if kind in ("oneOf", "anyOf") and err.context:
         specific = [e for e in err.context if e.validator != "type"]
         if specific:
-            return [p for e in specific for p in _describe(e, doc)]
+            return [p for e in specific for p in _describe(e, doc, prefix)]
         names = [t for e in err.context for t in _types(e.schema)]
         return [(path, f"expected {' or '.join(dict.fromkeys(names))}, got {json_type(inst)}")]
     if kind == "type":
@@ -244,30 +309,35 @@ def _rule_problems(doc: dict[str, Any]) -> Iterator[Problem]:
 
     for i, r in enumerate(_list(doc, "results")):
         at: PathT = ("results", i)
-        problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"))
-        if problem:
-            yield (*at, "case_id"), problem
         key = r.get("key")
-        if isinstance(key, dict):
-            if label is not None and "runner" in key and key["runner"] != label:
-                yield (*at, "key", "runner"), f"{short(key['runner'])} differs from runner.label {short(label)}"
-            if isinstance(r.get("key_hash"), str) and ids.key_hash(key) != r["key_hash"]:
-                yield (*at, "key_hash"), f"does not match the key (expected {ids.key_hash(key)})"
+        if isinstance(key, dict) and label is not None and "runner" in key and key["runner"] != label:
+            yield (*at, "key", "runner"), f"{short(key['runner'])} differs from runner.label {short(label)}"
         yield from env_ref((*at, "env_id"), r.get("env_id"))
-        timing = r.get("timing")
-        summary = timing.get("summary") if isinstance(timing, dict) else None
-        if isinstance(summary, dict) and all(_number(summary.get(k)) for k in ("min", "median", "max")):
-            if not summary["min"] <= summary["median"] <= summary["max"]:
-                yield (*at, "timing", "summary", "median"), "not between min and max"
-        if isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high")):
-            if summary["ci_low"] > summary["ci_high"]:
-                yield (*at, "timing", "summary", "ci_low"), "greater than ci_high"
-    for key in ("noise", "breakdowns"):
-        for i, rec in enumerate(_list(doc, key)):
-            problem = _case_id_problem(rec.get("case_id"), rec.get("topic"), rec.get("variant"))
-            if problem:
-                yield (key, i, "case_id"), problem
-            yield from env_ref((key, i, "env_id"), rec.get("env_id"))
+    for kind in ("noise", "breakdowns"):
+        for i, rec in enumerate(_list(doc, kind)):
+            yield from env_ref((kind, i, "env_id"), rec.get("env_id"))
+
+
+def _record_rules(kind: str, r: dict[str, Any], at: PathT) -> list[Problem]:
+    """Rules about one record alone (run once its schema check passed; results cached)."""
+    out: list[Problem] = []
+    problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"))
+    if problem:
+        out.append(((*at, "case_id"), problem))
+    if kind != "results":
+        return out
+    key = r.get("key")
+    if isinstance(key, dict) and isinstance(r.get("key_hash"), str) and ids.key_hash(key) != r["key_hash"]:
+        out.append(((*at, "key_hash"), f"does not match the key (expected {ids.key_hash(key)})"))
+    timing = r.get("timing")
+    summary = timing.get("summary") if isinstance(timing, dict) else None
+    if isinstance(summary, dict) and all(_number(summary.get(k)) for k in ("min", "median", "max")):
+        if not summary["min"] <= summary["median"] <= summary["max"]:
+            out.append(((*at, "timing", "summary", "median"), "not between min and max"))
+    if isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high")):
+        if summary["ci_low"] > summary["ci_high"]:
+            out.append(((*at, "timing", "summary", "ci_low"), "greater than ci_high"))
+    return out
 
 
 def _sort_key(path: PathT) -> tuple[tuple[int, int, str], ...]:
@@ -279,12 +349,16 @@ def problems(doc: Any) -> list[tuple[str, str]]:
     if not isinstance(doc, dict):
         return [("(top level)", f"must be a JSON object, got {json_type(doc)}")]
     found: dict[PathT, str] = {}
-    for path in non_finite(doc):
+    try:  # the C encoder finds any NaN/Infinity fast; walk only when there is one
+        json.dumps(doc, allow_nan=False, check_circular=False)
+        bad: list[PathT] = []
+    except (ValueError, TypeError):
+        bad = list(non_finite(doc))
+    for path in bad:
         found.setdefault(path, f"{short(_lookup(doc, path))} is not allowed: numbers must be finite")
-    for err in _validator().iter_errors(doc):
-        for path, problem in _describe(err, doc):
-            if not any(path[: len(p)] == p for p in found if p):
-                found.setdefault(path, problem)
+    for path, problem in _schema_problems(doc):
+        if not any(path[: len(p)] == p for p in found if p):
+            found.setdefault(path, problem)
     if not found:
         for path, problem in _rule_problems(doc):
             found.setdefault(path, problem)
