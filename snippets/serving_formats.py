@@ -1,0 +1,307 @@
+"""Serving one Keras model on CPU: eager call, tf.function, frozen graph, SavedModel,
+TFLite (LiteRT, with and without XNNPACK) and ONNX Runtime.
+
+Run it yourself:  python snippets/serving_formats.py
+(prints a small table; the TFLite rows need `ai-edge-litert` or TensorFlow's own
+tf.lite, the ONNX rows need `tf2onnx` and `onnxruntime`, and are skipped without them).
+
+Every setup builds the same model from a fixed seed, writes it in its format to a fresh
+temporary folder, loads it back the way a server would, and reports the load time and
+file size. Each variant takes the request as a numpy array and returns the answer as a
+numpy array or tensor, so the timings compare like with like.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import time
+from typing import Any, Callable
+
+import numpy as np
+import tensorflow as tf
+
+keras = tf.keras  # Keras 3, or tf_keras when TF_USE_LEGACY_KERAS=1
+
+IMAGE = (32, 32, 3)
+CLASSES = 10
+
+
+# --8<-- [start:model]
+def build_model() -> "keras.Model":
+    """A small image classifier with batch normalisation (what the old Graph Transform
+    tool's fold_batch_norms was for): about 60 MFLOP per 32x32x3 image."""
+    keras.utils.set_random_seed(0)  # identical weights for every format
+    inputs = keras.Input(shape=IMAGE, name="image")
+    x = inputs
+    for filters in (32, 64, 128):
+        x = keras.layers.Conv2D(filters, 3, padding="same", use_bias=False)(x)
+        x = keras.layers.BatchNormalization()(x)
+        x = keras.layers.ReLU()(x)
+        x = keras.layers.MaxPooling2D()(x)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    outputs = keras.layers.Dense(CLASSES, name="logits")(x)
+    model = keras.Model(inputs, outputs)
+    # Trained-looking batch-norm statistics, so that folding them is not a no-op.
+    rng = np.random.default_rng(1)
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.BatchNormalization):
+            gamma, beta, mean, var = layer.get_weights()
+            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape).astype("float32"),
+                               rng.normal(0, 0.1, beta.shape).astype("float32"),
+                               rng.normal(0, 0.1, mean.shape).astype("float32"),
+                               rng.uniform(0.5, 2.0, var.shape).astype("float32")])
+    return model
+# --8<-- [end:model]
+
+
+def make_request(batch: int) -> np.ndarray:
+    return np.random.default_rng(0).random((batch, *IMAGE), dtype=np.float32)
+
+
+_TEMP_DIRS: list[str] = []
+
+
+def _workdir() -> str:
+    """A fresh folder for one format's files, removed when the process exits."""
+    path = tempfile.mkdtemp(prefix="tfperf-serving-")
+    _TEMP_DIRS.append(path)
+    return path
+
+
+@atexit.register
+def _cleanup() -> None:
+    for path in _TEMP_DIRS:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _size(path: str) -> int:
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def _signature() -> tuple[tf.TensorSpec, ...]:
+    return (tf.TensorSpec((None, *IMAGE), tf.float32, name="image"),)
+
+
+def _loaded(load: Callable[[], Any], path: str, convert_s: float) -> tuple[Any, dict[str, float]]:
+    t0 = time.perf_counter()
+    obj = load()
+    load_s = time.perf_counter() - t0
+    return obj, {"convert_s": convert_s, "load_s": load_s, "file_bytes": float(_size(path))}
+
+
+def _timed(save: Callable[[], Any]) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    out = save()
+    return out, time.perf_counter() - t0
+
+
+# --8<-- [start:keras]
+def setup_keras(params: dict) -> dict:
+    """The Keras model itself, saved as .keras and loaded back."""
+    path = os.path.join(_workdir(), "model.keras")
+    _, convert_s = _timed(lambda: build_model().save(path))
+    model, metrics = _loaded(lambda: keras.models.load_model(path), path, convert_s)
+    return {"model": model, "x": make_request(int(params["batch"])), "_metrics": metrics}
+
+
+def keras_call(model, x):
+    return model(x, training=False)
+# --8<-- [end:keras]
+
+
+# --8<-- [start:tf_function]
+def setup_tf_function(params: dict) -> dict:
+    kwargs = setup_keras(params)
+    model = kwargs.pop("model")
+    kwargs["forward"] = tf.function(lambda x: model(x, training=False), input_signature=_signature())
+    return kwargs
+
+
+def tf_function_call(forward, x):
+    return forward(x)
+# --8<-- [end:tf_function]
+
+
+# --8<-- [start:saved_model]
+def setup_saved_model(params: dict) -> dict:
+    """tf.saved_model.save with an explicit serving signature, then tf.saved_model.load
+    (no Keras needed at serving time: this is what TF Serving loads)."""
+    model = build_model()
+    path = os.path.join(_workdir(), "saved_model")
+    serve = tf.function(lambda image: {"logits": model(image, training=False)}, input_signature=_signature())
+    _, convert_s = _timed(lambda: tf.saved_model.save(model, path, signatures={"serving_default": serve}))
+    loaded, metrics = _loaded(lambda: tf.saved_model.load(path), path, convert_s)
+    # Keep `loaded` referenced: a signature does not keep the object owning its variables alive.
+    return {"loaded": loaded, "signature": loaded.signatures["serving_default"],
+            "x": make_request(int(params["batch"])), "_metrics": metrics}
+
+
+def saved_model_call(loaded, signature, x):
+    return signature(image=tf.constant(x))["logits"]
+# --8<-- [end:saved_model]
+
+
+# --8<-- [start:frozen]
+def setup_frozen(params: dict) -> dict:
+    """Variables folded into constants (convert_variables_to_constants_v2), the GraphDef
+    written to a .pb file, then imported and pruned to a callable: the TF2 form of the
+    classic frozen_model.pb."""
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    model = build_model()
+    path = os.path.join(_workdir(), "frozen_model.pb")
+
+    def freeze() -> tuple[str, str]:
+        forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
+        frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
+        with open(path, "wb") as f:
+            f.write(frozen.graph.as_graph_def().SerializeToString())
+        return frozen.inputs[0].name, frozen.outputs[0].name
+
+    (input_name, output_name), convert_s = _timed(freeze)
+
+    def load() -> Callable[[tf.Tensor], tf.Tensor]:
+        graph_def = tf.compat.v1.GraphDef()
+        with open(path, "rb") as f:
+            graph_def.ParseFromString(f.read())
+        wrapped = tf.compat.v1.wrap_function(lambda: tf.compat.v1.import_graph_def(graph_def, name=""), [])
+        return wrapped.prune(wrapped.graph.as_graph_element(input_name),
+                             wrapped.graph.as_graph_element(output_name))
+
+    fn, metrics = _loaded(load, path, convert_s)
+    return {"frozen": fn, "x": make_request(int(params["batch"])), "_metrics": metrics}
+
+
+def frozen_call(frozen, x):
+    return frozen(tf.constant(x))
+# --8<-- [end:frozen]
+
+
+# --8<-- [start:tflite]
+def _interpreter_class() -> Any:
+    """LiteRT's interpreter (pip install ai-edge-litert); TensorFlow's tf.lite.Interpreter,
+    deprecated in its favour, when LiteRT is not installed."""
+    try:
+        from ai_edge_litert import interpreter as litert
+        return litert
+    except ImportError:
+        return tf.lite
+
+
+def _setup_tflite(params: dict, xnnpack: bool) -> dict:
+    model = build_model()
+    path = os.path.join(_workdir(), "model.tflite")
+
+    def convert() -> None:
+        with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):  # Keras 3 prints the export
+            f.write(tf.lite.TFLiteConverter.from_keras_model(model).convert())
+
+    _, convert_s = _timed(convert)
+    batch = int(params["batch"])
+    lite = _interpreter_class()
+
+    def load() -> Any:
+        # XNNPACK is applied by default; BUILTIN_WITHOUT_DEFAULT_DELEGATES runs the plain
+        # TFLite kernels instead.
+        kind = (lite.experimental.OpResolverType if hasattr(lite, "experimental") else lite.OpResolverType)
+        resolver = kind.AUTO if xnnpack else kind.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+        interpreter = lite.Interpreter(model_path=path, experimental_op_resolver_type=resolver)
+        inp = interpreter.get_input_details()[0]["index"]
+        interpreter.resize_tensor_input(inp, [batch, *IMAGE])
+        interpreter.allocate_tensors()
+        return interpreter
+
+    interpreter, metrics = _loaded(load, path, convert_s)
+    return {"interpreter": interpreter, "inp": interpreter.get_input_details()[0]["index"],
+            "out": interpreter.get_output_details()[0]["index"], "x": make_request(batch), "_metrics": metrics}
+
+
+def setup_tflite(params: dict) -> dict:
+    return _setup_tflite(params, xnnpack=True)
+
+
+def setup_tflite_plain(params: dict) -> dict:
+    return _setup_tflite(params, xnnpack=False)
+
+
+def tflite_call(interpreter, inp, out, x):
+    interpreter.set_tensor(inp, x)
+    interpreter.invoke()
+    return interpreter.get_tensor(out)  # a copy: safe to keep after the next invoke()
+# --8<-- [end:tflite]
+
+
+# --8<-- [start:onnx]
+def setup_onnx(params: dict) -> dict:
+    """tf2onnx from a tf.function of the model, then an ONNX Runtime session on CPU."""
+    import onnxruntime as ort
+    import tf2onnx
+
+    model = build_model()
+    path = os.path.join(_workdir(), "model.onnx")
+    forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
+    _, convert_s = _timed(lambda: tf2onnx.convert.from_function(
+        forward, input_signature=_signature(), opset=17, output_path=path))
+    session, metrics = _loaded(
+        lambda: ort.InferenceSession(path, providers=["CPUExecutionProvider"]), path, convert_s)
+    return {"session": session, "name": session.get_inputs()[0].name, "x": make_request(int(params["batch"])),
+            "_metrics": metrics}
+
+
+def setup_onnx_from_keras(params: dict) -> dict:
+    """The converter's Keras entry point, tf2onnx.convert.from_keras, which most guides show."""
+    import onnxruntime as ort
+    import tf2onnx
+
+    model = build_model()
+    path = os.path.join(_workdir(), "model.onnx")
+    _, convert_s = _timed(lambda: tf2onnx.convert.from_keras(
+        model, input_signature=_signature(), opset=17, output_path=path))
+    session, metrics = _loaded(
+        lambda: ort.InferenceSession(path, providers=["CPUExecutionProvider"]), path, convert_s)
+    return {"session": session, "name": session.get_inputs()[0].name, "x": make_request(int(params["batch"])),
+            "_metrics": metrics}
+
+
+def onnx_call(session, name, x):
+    return session.run(None, {name: x})[0]
+# --8<-- [end:onnx]
+
+
+# The harness's default setup (used when a variant names none).
+setup = setup_keras
+
+
+if __name__ == "__main__":
+    from _standalone import compare
+
+    params = {"batch": 1}
+    rows: dict[str, tuple[Callable[..., Any], Callable[[dict], dict]]] = {
+        "Keras model(x)": (keras_call, setup_keras),
+        "tf.function": (tf_function_call, setup_tf_function),
+        "frozen graph": (frozen_call, setup_frozen),
+        "SavedModel signature": (saved_model_call, setup_saved_model),
+        "TFLite (XNNPACK)": (tflite_call, setup_tflite),
+        "TFLite (no XNNPACK)": (tflite_call, setup_tflite_plain),
+        "ONNX Runtime": (onnx_call, setup_onnx),
+    }
+    variants: dict[str, Callable[..., Any]] = {}
+    setups: dict[str, Callable[[], dict]] = {}
+    for name, (fn, make) in rows.items():
+        try:
+            kwargs = make(params)
+        except ImportError as exc:
+            print(f"skipping {name}: {exc}")
+            continue
+        kwargs.pop("_metrics", None)
+        variants[name] = fn
+        setups[name] = (lambda kw=kwargs: kw)
+    compare("Serving formats, small convnet, one 32x32x3 image per request", variants, setups,
+            baseline="Keras model(x)")
