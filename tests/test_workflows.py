@@ -440,3 +440,86 @@ def test_validate_data_step_names_the_bad_file(tmp_path: Path) -> None:
 def test_bench_step_refuses_bad_arguments_before_installing(args: tuple[str, ...], message: str) -> None:
     out = run_script("bench.sh", *args)
     assert out.returncode == 64 and message in out.stderr
+
+
+# ---------------------------------------------------------------- the pull-request steps, against a local "origin"
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
+                          env=env, timeout=60).stdout
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    """A small repository with this project's CI scripts, the package (linked) and .gitignore;
+    its own folder is its ``origin``."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    r = tmp_path / "repo"
+    (r / "scripts" / "ci").mkdir(parents=True)
+    for name in ("env.sh", "pending.sh", "open-pr.sh"):
+        shutil.copy2(SCRIPTS / name, r / "scripts" / "ci" / name)
+    (r / "bench").symlink_to(ROOT / "bench")
+    shutil.copy2(ROOT / ".gitignore", r / ".gitignore")
+    _git(r, "init", "-q", "-b", "main")
+    _git(r, "add", "scripts", ".gitignore")
+    _git(r, "commit", "-q", "-m", "init")
+    _git(r, "remote", "add", "origin", str(r))
+    return r
+
+
+def _fake_gh(tmp_path: Path, open_prs: int) -> str:
+    """A ``gh`` that answers ``pr list`` with ``open_prs`` pull requests (and logs its calls)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    gh = bin_dir / "gh"
+    gh.write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path}/gh.log"\necho {open_prs}\n', encoding="utf-8")
+    gh.chmod(0o755)
+    return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+
+
+def _write_results(repo: Path, label: str, profile: str) -> Path:
+    doc = _relabel(json.loads(FIXTURE.read_text(encoding="utf-8")), label)
+    doc["profile"] = profile
+    f = repo / "data" / "results" / label / f"{profile}.json"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    return f
+
+
+@pytest.mark.parametrize("open_prs", [0, 1])
+def test_pending_step_collects_the_open_results_pull_request_only(repo: Path, tmp_path: Path, open_prs: int) -> None:
+    _git(repo, "switch", "-q", "-c", "tfperf/results-main")
+    _write_results(repo, "box", "full")
+    _git(repo, "add", "data")
+    _git(repo, "commit", "-q", "-m", "results")
+    _git(repo, "switch", "-q", "main")
+    dest = tmp_path / "pending"
+    out = subprocess.run([str(repo / "scripts" / "ci" / "pending.sh"), str(dest)], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PATH": _fake_gh(tmp_path, open_prs),
+                                          "RESULTS_BRANCH": "tfperf/results-main"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    collected = sorted(str(p.relative_to(dest)) for p in dest.rglob("*.json")) if dest.exists() else []
+    assert collected == (["data/results/box/full.json"] if open_prs else [])
+
+
+def test_open_pr_step_commits_full_results_only(repo: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "TFPERF_VENV": _venv(), "TFPERF_DRY_RUN": "1", "RESULTS_BRANCH": "tfperf/results-main",
+           "BASE_BRANCH": "main", "PATH": _fake_gh(tmp_path, 0), "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    script = str(repo / "scripts" / "ci" / "open-pr.sh")
+    _write_results(repo, "box", "quick")  # quick results are .gitignored: never committed
+    out = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and "no pull request" in out.stdout, out.stdout + out.stderr
+    _write_results(repo, "box", "full")
+    out = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and "dry run" in out.stdout, out.stdout + out.stderr
+    assert _git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["data/results/box/full.json"]
+    # A malformed file stops the step before anything is committed.
+    head = _git(repo, "rev-parse", "HEAD")
+    (repo / "data" / "results" / "box" / "full.json").write_text('{"schema_version": 1}', encoding="utf-8")
+    out = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode != 0 and "full.json" in out.stderr
+    assert _git(repo, "rev-parse", "HEAD") == head
+    assert not (tmp_path / "gh.log").exists(), "a dry run must not call gh"
