@@ -324,6 +324,10 @@ def test_merge_job_runs_after_every_runner_even_a_skipped_one() -> None:
     assert runs == ["scripts/ci/pending.sh artifacts/pending", "scripts/ci/merge.sh artifacts data",
                     "scripts/ci/open-pr.sh"]
     assert download[0]["with"]["path"] == "artifacts"
+    # The token that can push reaches only the two steps that talk to GitHub.
+    assert "GH_TOKEN" not in job.get("env", {})
+    assert [s["run"] for s in job["steps"] if "GH_TOKEN" in s.get("env", {})] == [
+        "scripts/ci/pending.sh artifacts/pending", "scripts/ci/open-pr.sh"]
 
 
 def test_publish_builds_strict_and_deploys_with_the_official_actions() -> None:
@@ -416,9 +420,12 @@ def test_merge_step_takes_two_runners_rejects_the_malformed_one_and_is_idempoten
 
 
 def test_merge_step_with_no_artifacts_is_not_an_error(tmp_path: Path) -> None:
+    out = run_script("merge.sh", str(tmp_path / "artifacts"), str(tmp_path / "data"))
+    assert out.returncode == 0 and "nothing to merge" in out.stderr
     (tmp_path / "artifacts").mkdir()
     out = run_script("merge.sh", str(tmp_path / "artifacts"), str(tmp_path / "data"))
     assert out.returncode == 0 and "nothing to merge" in out.stdout
+    assert not list(tmp_path.rglob("*.json"))
 
 
 def test_validate_data_step_names_the_bad_file(tmp_path: Path) -> None:
