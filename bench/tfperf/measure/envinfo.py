@@ -157,17 +157,17 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
             "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
             "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
         },
-        "tf_cpu_features": _tf_cpu_features(tf),
     }
 
 
-def _tf_cpu_features(tf: Any) -> dict[str, Any] | None:
-    """What this TensorFlow build was compiled to use, as far as the public API tells."""
-    try:
-        flags = list(tf.sysconfig.get_compile_flags())
-    except Exception:  # noqa: BLE001
-        return None
-    return {"compile_flags": flags}
+def cpu_guard_message(log: str) -> dict[str, Any]:
+    """What TensorFlow's CPU-feature guard said at load time: the instructions this CPU
+    has that the build does not use in all operations ("rebuild TensorFlow with the
+    appropriate compiler flags"), e.g. ["AVX2", "AVX512F", "FMA"]."""
+    m = re.search(r"To enable the following instructions: ([A-Za-z0-9_ ,]+?),? in other operations", log)
+    if not m:
+        return {"instructions_not_used_everywhere": None}
+    return {"instructions_not_used_everywhere": [x.strip() for x in m.group(1).replace(",", " ").split()]}
 
 
 def now_iso() -> str:

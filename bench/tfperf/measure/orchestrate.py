@@ -55,6 +55,8 @@ class RunOptions:
     progress: bool = True
     memory_limit_mb: int | None = None
     python: str = sys.executable
+    description: str | None = None      # provenance stored in the results file's runner record
+    contributed_by: str | None = None
 
 
 @dataclass
@@ -225,7 +227,8 @@ class Runner:
               noise: list[dict[str, Any]] = (), breakdowns: list[dict[str, Any]] = ()) -> None:
         store.append(self.path, runner_label=self.options.runner, profile=self.options.profile,
                      results=list(results), environments=environments, noise=list(noise),
-                     breakdowns=list(breakdowns), force=self.options.force)
+                     breakdowns=list(breakdowns), force=self.options.force,
+                     description=self.options.description, contributed_by=self.options.contributed_by)
 
     def run(self, plan: Plan) -> Report:
         t0 = time.monotonic()
@@ -252,8 +255,8 @@ class Runner:
 
     def _spawn(self, tasks: list[Task], log: Any) -> tuple[subprocess.Popen[bytes], int]:
         case = tasks[0].case
-        env = {**os.environ, **case.process.get("env", {}), "PYTHONUNBUFFERED": "1",
-               "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1")}
+        # TensorFlow's INFO log stays on: the worker records its CPU-feature message.
+        env = {**os.environ, **case.process.get("env", {}), "PYTHONUNBUFFERED": "1"}
         pkg_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
         rfd, wfd = os.pipe()

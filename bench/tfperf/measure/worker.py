@@ -51,6 +51,28 @@ def _apply_settings(process: dict[str, Any]) -> ModuleType:
     return tf
 
 
+def _import_capturing_stderr(process: dict[str, Any]) -> tuple[ModuleType, str]:
+    """Import TensorFlow with file descriptor 2 copied to a temporary file, so the
+    CPU-feature message its C++ side logs at load time can be recorded; the text is
+    passed on to the real stderr afterwards."""
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            tf = _apply_settings(process)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        text = tmp.read().decode("utf-8", "replace")
+    sys.stderr.write(text)
+    return tf, text
+
+
 _modules: dict[str, ModuleType] = {}
 
 
@@ -179,9 +201,12 @@ def main(argv: list[str]) -> int:
     channel = Channel(int(argv[1]))
     job = json.loads(sys.stdin.read())
     t0 = time.perf_counter()
-    tf = _apply_settings(job["process"])
+    tf, import_log = _import_capturing_stderr(job["process"])
     import_s = time.perf_counter() - t0
-    env = {**envinfo.machine_info(), **envinfo.tensorflow_info(tf, job["settings"], job["process"]),
+    tf_info = envinfo.tensorflow_info(tf, job["settings"], job["process"])
+    tf_info["tf_cpu_features"] = {**(tf_info.get("tf_cpu_features") or {}),
+                                  **envinfo.cpu_guard_message(import_log)}
+    env = {**envinfo.machine_info(), **tf_info,
            "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
            "time": envinfo.now_iso()}
     channel.send({"type": "ready", "env": env, "import_s": import_s})
