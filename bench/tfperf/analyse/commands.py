@@ -1,0 +1,76 @@
+"""The analysis stage's subcommand: ``tfperf compare``.
+
+``add_parsers(subparsers)`` adds it to the main parser (``tfperf.cli`` calls it); the
+handler returns the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..errors import TfperfError
+
+DEFAULT_LOCAL_DATA = "~/.cache/tfperf"
+
+
+def _local_results(args: argparse.Namespace) -> tuple[Path, bool]:
+    """The local results file: given with --results, or measured now. Returns (path, interrupted)."""
+    if args.results:
+        return Path(args.results), False
+    from ..measure.orchestrate import RunOptions, run
+
+    options = RunOptions(profile=args.profile, topics=args.topic or None,
+                         data_root=Path(os.path.expanduser(args.data)), snippets_dir=Path(args.snippets),
+                         progress=not args.no_progress, memory_limit_mb=args.memory_limit_mb)
+    if args.runner:
+        options.runner = args.runner
+    report = run(options)
+    print(f"measured {report.ran} case(s) here ({report.failed} failed), {report.skipped} already measured "
+          f"-> {report.path}", file=sys.stderr)
+    if report.path is None or not report.path.exists():
+        raise TfperfError(f"no local results were written (looked for {report.path})")
+    return report.path, report.interrupted
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .versus import compare_files, as_json
+    from .versus_text import render
+
+    path, interrupted = _local_results(args)
+    v = compare_files(path, args.published, args.snippets, only=args.against or ())
+    if args.json:
+        json.dump(as_json(v), sys.stdout, indent=1, sort_keys=True, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(v))
+    if interrupted:
+        print("the local run was interrupted: run the same command again to finish it", file=sys.stderr)
+        return 130
+    return 0
+
+
+def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = subparsers.add_parser(
+        "compare", help="compare this machine with the published runners",
+        description="Measure a profile on this machine (or read a results file with --results) and show, per "
+                    "case, the ratio of this machine's median to each published runner's, whether it falls "
+                    "inside their spread, and whether each page's claims and recommendations hold here.")
+    p.add_argument("--results", metavar="FILE", help="compare this results file instead of measuring now")
+    p.add_argument("--profile", choices=("quick", "full"), default="quick", help="profile to measure (default quick)")
+    p.add_argument("--topic", action="append", help="only this topic (repeatable)")
+    p.add_argument("--runner", help="label for this machine's results (default: derived from the machine)")
+    p.add_argument("--data", default=DEFAULT_LOCAL_DATA,
+                   help=f"where this machine's results are kept between runs (default {DEFAULT_LOCAL_DATA}); "
+                        "a second compare re-uses them")
+    p.add_argument("--published", default="data/results", help="the published results (default data/results)")
+    p.add_argument("--against", action="append", metavar="RUNNER",
+                   help="only this published runner label or RUNNER/PROFILE (repeatable)")
+    p.add_argument("--snippets", default="snippets")
+    p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(handler=cmd_compare)

@@ -1,0 +1,90 @@
+"""``tfperf compare`` over the frozen analysis fixture (no TensorFlow): a runner compared with
+itself sits exactly on its own numbers; fixture-b against fixture-a shows the designed 2x;
+a broken published file is named and skipped; --json and the text table."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tfperf import stats
+from tfperf.analyse import analyse
+from tfperf.analyse.versus import compare_files
+from tfperf.cli import main
+
+FIXTURE = Path(__file__).parent / "fixtures" / "site" / "analysis"
+RESULTS = FIXTURE / "data" / "results"
+SNIPPETS = FIXTURE / "snippets"
+
+
+def test_a_runner_against_itself_sits_on_its_own_numbers(tmp_path: Path) -> None:
+    here = tmp_path / "full.json"
+    shutil.copyfile(RESULTS / "fixture-a" / "full.json", here)
+    v = compare_files(here, RESULTS, SNIPPETS, only=["fixture-a"])
+    assert [s.name for s in v.runners] == ["fixture-a/full"]
+    assert v.cases, "every current case of fixture-a is compared"
+    for c in v.cases:
+        assert c.ratio.point == pytest.approx(1.0)
+        assert c.ratio.low <= 1.0 <= c.ratio.high
+        assert c.in_iqr and c.in_ci and c.same_software
+    # The claims' verdicts here are the published page's verdicts on that runner.
+    ds = analyse(RESULTS, SNIPPETS)
+    page = {cr.id: cr.by_runner.get("fixture-a") for cr in ds.claim_results("fixture_topic")}
+    for cl in v.claims:
+        assert cl.here == page[cl.claim_id] == cl.there["fixture-a/full"]
+        assert cl.agree == ["fixture-a/full"]
+    # The page's recommendation (the fast variant) holds on a copy of the same data.
+    assert v.recommendations and all(r.holds_here for r in v.recommendations if r.there_best != r.default)
+
+
+def test_other_runner_ratio_spread_and_claims() -> None:
+    v = compare_files(RESULTS / "fixture-b" / "full.json", RESULTS, SNIPPETS)
+    assert [s.name for s in v.runners] == ["fixture-a/full"], "the local file itself is not a published runner"
+    by = {c.case_id: c for c in v.cases}
+    slow = by["fixture_topic/size=small/keras=3/slow_default"]
+    assert slow.ratio.point == pytest.approx(slow.here_median / slow.there_median)
+    assert slow.ratio.low > 1.5 and not slow.in_iqr and not slow.in_ci
+    summary = v.runners[0]
+    assert summary.cases == len(v.cases)
+    assert summary.typical_ratio == pytest.approx(stats.median([c.ratio.point for c in v.cases]))
+    claims = {c.claim_id: c for c in v.claims}
+    assert claims["fast_beats_default"].there["fixture-a/full"] == stats.HOLDS
+    assert claims["fast_beats_default"].here != stats.HOLDS  # fixture-b: fast is no faster there
+    recs = [r for r in v.recommendations if r.there_best == "fast"]
+    assert recs and all(r.holds_here is False for r in recs)
+
+
+def test_broken_published_file_is_named_and_the_rest_used(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    shutil.copytree(RESULTS, root)
+    bad = root / "broken" / "full.json"
+    bad.parent.mkdir()
+    bad.write_text('{"schema_version": 1, "runner": ')
+    v = compare_files(RESULTS / "fixture-b" / "full.json", root, SNIPPETS)
+    assert [s.name for s in v.runners] == ["fixture-a/full", "fixture-b/full"]
+    assert any(str(bad) in e and "(file)" in e for e in v.errors)
+
+
+def test_cli_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["compare", "--results", str(RESULTS / "fixture-b" / "full.json"), "--published", str(RESULTS),
+            "--snippets", str(SNIPPETS)]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["here"]["runner"] == "fixture-b"
+    assert {c["runner"] for c in data["cases"]} == {"fixture-a/full"}
+    assert all(set(c["ratio"]) == {"point", "low", "high"} for c in data["cases"])
+    assert {c["claim"] for c in data["claims"]} >= {"fast_beats_default"}
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "fixture-a/full" in text and "Claims" in text and "Recommendations" in text
+    assert "\x1b" not in text
+
+
+def test_cli_missing_results_file_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.json"
+    assert main(["compare", "--results", str(missing), "--published", str(RESULTS)]) == 2
+    err = capsys.readouterr().err
+    assert str(missing) in err and "(file)" in err
