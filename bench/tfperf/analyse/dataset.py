@@ -33,10 +33,15 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
             errors.append(exc)
             continue
         labels = {v: str((d or {}).get("label", v)) for v, d in t.variants.items()}
+        order: dict[str, list] = {}
+        for prof in ("full", "quick"):
+            for k, vals in ((t.data["profiles"].get(prof) or {}).get("params") or {}).items():
+                order.setdefault(k, [])
+                order[k] += [v for v in vals if v not in order[k]]
         topics[t.name] = TopicInfo(name=t.name, title=t.title, snippet_hash=t.snippet_hash,
                                    default=str(t.data["default"]), reference=str(t.data["reference"]),
                                    claims=tuple(c for c in t.claims if isinstance(c, dict)),
-                                   variant_labels=labels, yaml_path=str(path))
+                                   variant_labels=labels, yaml_path=str(path), param_values=order)
     return topics, errors
 
 

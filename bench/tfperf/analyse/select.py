@@ -7,7 +7,7 @@ newest non-stale ok one is current; the others remain history (trends across ver
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from .. import HARNESS_VERSION
@@ -26,6 +26,7 @@ class TopicInfo:
     claims: tuple[dict, ...]
     variant_labels: dict[str, str]
     yaml_path: str
+    param_values: dict[str, list] = field(default_factory=dict)   # declared order, all profiles
 
 
 def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo],

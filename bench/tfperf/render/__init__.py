@@ -1,0 +1,9 @@
+"""Rendering: Altair charts, HTML tables and the MkDocs hook that puts them into pages.
+
+* ``html``       – escaping (every data string), tables, number formats;
+* ``charts``     – Vega-Lite specs of a topic's results;
+* ``embed``      – a chart as HTML (vega-embed + SVG fallback, cached);
+* ``directives`` – the placeholders pages carry; ``blocks``/``inline`` render them;
+* ``notebooks``  – a topic's snippet as a notebook (jupytext);
+* ``site``       – one site build; ``mkdocs_hook`` connects it to MkDocs events.
+"""

@@ -1,0 +1,364 @@
+"""Render each placeholder kind to HTML from an analysed :class:`~tfperf.analyse.Dataset`.
+
+Statistics come from the analysis; this module only lays them out. Every data string
+goes through :func:`tfperf.render.html.h`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .. import stats
+from ..analyse import Dataset
+from ..analyse.claims import NO_DATA
+from ..analyse.findings import findings
+from ..analyse.records import Measurement, settings_id
+from .charts import ChartError, chart_spec
+from .directives import Directive, DirectiveError
+from .embed import SvgCache, chart_html
+from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
+                   times_ci)
+
+DATA_URL = "data/results/"        # where the raw results files are published in the site
+SCHEMA_URL = "data/schema_v1.json"
+SVG_URL = "assets/charts/"
+
+
+@dataclass
+class Context:
+    ds: Dataset
+    prefix: str                                  # relative path from the page to the site root
+    svgs: SvgCache
+    notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
+    counter: list[int] = field(default_factory=lambda: [0])
+
+    def next_id(self, kind: str) -> str:
+        self.counter[0] += 1
+        return f"tfperf-{kind}-{self.counter[0]}"
+
+
+VERDICT_CLASS = {stats.HOLDS: "holds", stats.DOES_NOT_HOLD: "fails", stats.INCONCLUSIVE: "inconclusive",
+                 NO_DATA: "nodata"}
+
+
+def verdict_badge(v: str | None, extra: str = "") -> Markup:
+    if v is None:
+        return Markup("–")
+    return element("span", v + extra, class_=f"tfperf-verdict tfperf-{VERDICT_CLASS.get(v, 'nodata')}")
+
+
+def no_results(ds: Dataset, what: str) -> Markup:
+    return admonition("info", "No results yet",
+                      Markup(f"<p>{h(what)}: no results in <code>{h(ds.results_root)}</code> yet. "
+                             "Run <code>tfperf run</code> (see “Run it yourself”) and rebuild.</p>"))
+
+
+def stale_mark(ms: Iterable[Measurement]) -> Markup:
+    reasons = sorted({m.stale_reason or "stale" for m in ms if m.stale})
+    if not reasons:
+        return Markup("")
+    return element("span", "stale", class_="tfperf-stale", title="; ".join(reasons))
+
+
+# -- provenance ---------------------------------------------------------------------------
+
+def provenance(ctx: Context, ms: Iterable[Measurement]) -> Markup:
+    """The raw files a figure was drawn from, with runner, commit(s) and date(s)."""
+    by_src: dict[str, dict[str, Any]] = {}
+    for m in ms:
+        e = by_src.setdefault(m.source.rel, {"runner": m.runner, "commits": set(), "dates": set()})
+        if m.commit:
+            e["commits"].add(m.commit[:10])
+        e["dates"].add(m.finished_at.date().isoformat())
+    if not by_src:
+        return Markup("")
+    items = []
+    for rel, e in sorted(by_src.items()):
+        dates = sorted(e["dates"])
+        when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+        commits = ", ".join(sorted(e["commits"])) or "unknown"
+        items.append(join([link(ctx.prefix + DATA_URL + rel, rel), " — runner ", element("code", e["runner"]),
+                           ", commit ", element("code", commits), ", measured ", when]))
+    return Markup('<p class="tfperf-provenance">Data: ' + "; ".join(items) + "</p>")
+
+
+# -- block renderers ----------------------------------------------------------------------
+
+def render_block(d: Directive, ctx: Context) -> Markup:
+    fn: Callable[[Directive, Context], Markup] | None = BLOCKS.get(d.kind)
+    if fn is None:
+        raise DirectiveError(f"unknown placeholder kind {d.kind!r}")
+    if d.kind in NEEDS_TOPIC and not d.topic:
+        raise DirectiveError(f"{d.text}: names no topic")
+    return fn(d, ctx)
+
+
+def _topic_measurements(ctx: Context, topic: str) -> list[Measurement]:
+    return [m for m in ctx.ds.current if m.topic == topic]
+
+
+def block_chart(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    ds = ctx.ds
+    rows = ds.chart_rows(topic)
+    view = d.options.get("view", "latency")
+    if view == "trend" and len(ds.versions(topic)) < 2:
+        return admonition("info", "One software version so far",
+                          "This topic has been measured with one TensorFlow/Keras version only; "
+                          "the trend appears once a second version is measured.")
+    if not rows:
+        return no_results(ds, f"Chart of {topic}")
+    default = ds.default_variant(topic) or "the default"
+    info = ds.topics.get(topic)
+    order = info.param_values if info else None
+    kwargs = dict(view=view, x=d.options.get("x"), facet=d.options.get("facet"),
+                  default_label=ds.label(topic, default), title=d.options.get("title"), order=order)
+    try:
+        spec = chart_spec(rows, **kwargs)  # type: ignore[arg-type]
+        static = chart_spec(rows, static=True, **kwargs)  # type: ignore[arg-type]
+    except ChartError as exc:
+        raise DirectiveError(f"{d.text}: {exc}") from None
+    svg = ctx.svgs.svg_name(static)
+    alt_text = f"{view} chart of {topic}"
+    ms = [m for m in ds.history if m.topic == topic] + [m for m in ds.current if m.topic == topic and m.stale]
+    return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
+                                                               alt_text)
+                  + "<figcaption>" + provenance(ctx, ms) + "</figcaption></figure>")
+
+
+def _scenario_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
+
+
+def block_recommendations(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    ds = ctx.ds
+    recs = ds.recommendations(topic)
+    if not recs:
+        return no_results(ds, f"Recommendations for {topic}")
+    by_runner: dict[str, list[Any]] = defaultdict(list)
+    for r in recs:
+        by_runner[r.scenario.runner].append(r)
+    out = []
+    for runner, rs in sorted(by_runner.items()):
+        rows = []
+        for r in rs:
+            sc = r.scenario
+            if r.best is None:
+                best: Any = element("em", "no variant with correct output")
+                sp: Any = "–"
+                verdict: Any = "–"
+            else:
+                best = join([element("code", ds.label(topic, r.best))])
+                sp = times_ci(r.speedup.point, r.speedup.low, r.speedup.high) if r.speedup else "default failed"
+                if r.best == r.default:
+                    verdict = element("span", "the default is fastest", class_="tfperf-verdict tfperf-inconclusive")
+                elif r.verdict == stats.HOLDS:
+                    verdict = verdict_badge(stats.HOLDS, f" (beyond ±{percent(r.noise.value)} noise)")
+                elif r.verdict == stats.INCONCLUSIVE:
+                    verdict = verdict_badge(stats.INCONCLUSIVE, f" (within ±{percent(r.noise.value)} noise)")
+                else:
+                    verdict = verdict_badge(r.verdict)
+            excluded = join([join([element("code", ds.label(topic, v)), ": ", why])
+                             for v, why in sorted(r.excluded.items())], "; ") if r.excluded else "–"
+            rows.append([settings_id(sc.settings), _scenario_text(sc.params), best, sp, verdict, excluded,
+                         stale_mark(sc.variants.values())])
+        t = table(["settings", "parameters", "fastest correct variant",
+                   f"speedup over {ds.label(topic, recs[0].default)}", "verdict", "never recommended here", ""], rows)
+        ms = [m for r in rs for m in r.scenario.variants.values()]
+        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
+                          f"{provenance(ctx, ms)}</details>"))
+    return Markup("".join(out))
+
+
+def block_claims(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    ds = ctx.ds
+    claims = ds.claim_results(topic)
+    if not ds.claims_of(topic):
+        return admonition("info", "No claims", f"The topic {topic} declares no claims.")
+    flips = {t.claim_id for t in ds.trends(topic) if t.flipped}
+    rows = []
+    details = []
+    for cr in claims:
+        per_runner = []
+        for runner, v in cr.by_runner.items():
+            c = cr.counts(runner)
+            n = sum(c.values())
+            pts = [ch.ratio.point for ch in cr.checks if ch.scenario.runner == runner and ch.ratio]
+            rng = f", {times(min(pts))}–{times(max(pts))}" if pts else ""
+            per_runner.append(join([element("code", runner), ": ", verdict_badge(v),
+                                    f" ({c.get(stats.HOLDS, 0)} of {n} scenarios hold{rng})"]))
+        flag = element("span", "verdict flipped between versions", class_="tfperf-flip") if cr.id in flips else ""
+        rows.append([join([cr.claim.get("text", cr.id), Markup("<br>"), element("small", cr.id)]),
+                     element("strong", cr.summary), join(per_runner, Markup("<br>")) or "–", flag,
+                     stale_mark(m for ch in cr.checks for m in ch.scenario.variants.values())])
+        scen_rows = [[ch.scenario.runner, settings_id(ch.scenario.settings), _scenario_text(ch.scenario.params),
+                      times_ci(ch.ratio.point, ch.ratio.low, ch.ratio.high) if ch.ratio else "–",
+                      f"±{percent(ch.noise.value)}" if ch.noise else "–", verdict_badge(ch.verdict),
+                      ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
+        if scen_rows:
+            faster, slower = ds.label(topic, str(cr.claim.get("faster"))), ds.label(topic, str(cr.claim.get("slower")))
+            details.append(Markup(
+                f'<details class="tfperf-claim-detail"><summary>{h(cr.id)}: every scenario '
+                f"(speedup of {h(faster)} over {h(slower)})</summary>"
+                + table(["runner", "settings", "parameters", "speedup (95% CI)", "noise floor", "verdict", "note", ""],
+                        scen_rows) + "</details>"))
+    t = table(["claim", "overall", "per runner", "", ""], rows)
+    ms = [m for cr in claims for ch in cr.checks for m in ch.scenario.variants.values()]
+    return Markup(t + "".join(details) + provenance(ctx, ms))
+
+
+def block_trends(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    ds = ctx.ds
+    trends = ds.trends(topic)
+    versions = ds.versions(topic)
+    if not trends:
+        return admonition("info", "No trend yet",
+                          f"Measured with {len(versions)} software version(s) so far; a claim's trend appears "
+                          "once the same scenario is measured with two or more TensorFlow/Keras versions.")
+    rows = []
+    for t in trends:
+        cells = [verdict_badge(t.by_version[v].verdict) if v in t.by_version else "–" for v in versions]
+        flag = element("span", "flipped", class_="tfperf-flip") if t.flipped else ("changed" if t.changed else "")
+        rows.append([t.claim_id, t.runner, t.scenario_id, *cells, flag])
+    ms = [m for m in ds.history if m.topic == topic]
+    return Markup(table(["claim", "runner", "scenario", *versions, ""], rows) + provenance(ctx, ms))
+
+
+def block_breakdown(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    bds = [b for b in ctx.ds.breakdowns if b.get("topic") == topic]
+    if not bds:
+        return no_results(ctx.ds, f"Profiler breakdown of {topic}")
+    # newest per case and runner
+    newest: dict[tuple[str, str], dict[str, Any]] = {}
+    for b in bds:
+        k = (b["_runner"], str(b.get("case_id")))
+        newest[k] = b
+    out = []
+    for (runner, case_id), b in sorted(newest.items()):
+        calls = int(b.get("calls") or 1)
+        cats = [[c.get("name"), seconds(float(c.get("seconds", 0)) / calls), percent(float(c.get("share", 0)))]
+                for c in b.get("categories") or []]
+        funcs = [[element("code", f.get("function")), seconds(float(f.get("cumulative_s", 0)) / calls),
+                  f.get("calls")] for f in (b.get("top_functions") or [])[:10]]
+        src = b["_source"]
+        env = b.get("_env") or {}
+        prov = Markup('<p class="tfperf-provenance">Data: ' + link(ctx.prefix + DATA_URL + src.rel, src.rel)
+                      + f" — runner <code>{h(runner)}</code>, commit <code>{h(str(env.get('git_commit') or 'unknown')[:10])}</code>"
+                      + f", measured {h(str(env.get('time', ''))[:10])}</p>")
+        out.append(Markup(
+            f'<details class="tfperf-breakdown" open><summary>{h(ctx.ds.label(topic, str(b.get("variant"))))} — '
+            f"{h(_scenario_text(b.get('params') or {}))}, {h(settings_id(b.get('settings') or {}))}, "
+            f"runner {h(runner)} ({h(calls)} calls, {h(b.get('tool', 'profiler'))})</summary>"
+            + table(["where the time goes", "per call", "share"], cats)
+            + table(["function (cumulative)", "per call", "calls"], funcs) + prov + "</details>"))
+    return Markup("".join(out))
+
+
+def block_notebook(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    url = ctx.notebooks.get(topic)
+    if not url:
+        return admonition("info", "No notebook", f"No snippet for {topic} to turn into a notebook.")
+    page = ctx.prefix + url
+    ipynb = ctx.prefix + f"notebooks/{topic}.ipynb"
+    return Markup(f'<p class="tfperf-notebook">Run it yourself as a notebook: {link(page, "view the notebook")} · '
+                  f'<a href="{h(ipynb)}" download>download {h(topic)}.ipynb</a> (Jupyter or Colab; needs only '
+                  "TensorFlow).</p>")
+
+
+def block_findings(d: Directive, ctx: Context) -> Markup:
+    ds = ctx.ds
+    fs = findings(ds)
+    if not fs:
+        return no_results(ds, "Headline findings")
+    rows = []
+    for f in fs:
+        rng = "–" if f.speedup_min is None else (times(f.speedup_min) if abs(f.speedup_max - f.speedup_min) < 1e-9
+                                                 else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
+        rows.append([link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title), f.text, element("strong", f.summary),
+                     rng, join([element("span", "flipped between versions", class_="tfperf-flip") if f.flipped else "",
+                                element("span", "partly stale", class_="tfperf-stale") if f.stale else ""], " ")])
+    return Markup(table(["topic", "claim", "verdict", "speedup measured (range over scenarios)", ""], rows)
+                  + provenance(ctx, ds.current))
+
+
+def block_runners(d: Directive, ctx: Context) -> Markup:
+    ds = ctx.ds
+    if not ds.runners:
+        return no_results(ds, "Runners")
+    out = []
+    for label, r in sorted(ds.runners.items()):
+        env = r.latest_environment() or {}
+        versions = env.get("versions") or {}
+        isa = ", ".join(k for k, v in sorted((env.get("isa") or {}).items()) if v) or "–"
+        gpus = "; ".join(f"{g.get('name')} (driver {g.get('driver') or '?'})" for g in env.get("gpus") or []) or "none"
+        threads = env.get("threads") or {}
+        noise = [n.rel_noise for n in ds.noise if n.runner == label]
+        rows = [
+            ["description", r.description or "–"], ["contributed by", r.contributed_by or "–"],
+            ["CPU", env.get("cpu_model", "–")], ["cores", env.get("cores", "–")],
+            ["memory", f"{env['memory_bytes'] / 2**30:.1f} GiB" if env.get("memory_bytes") else "–"],
+            ["instruction sets", isa], ["GPU", gpus],
+            ["CUDA / cuDNN", f"{env.get('cuda') or '–'} / {env.get('cudnn') or '–'}"],
+            ["OS", env.get("os", "–")], ["Python", env.get("python", "–")],
+            ["TensorFlow", versions.get("tensorflow") or "–"], ["Keras", versions.get("keras") or "–"],
+            ["tf_keras", versions.get("tf_keras") or "–"], ["NumPy", versions.get("numpy") or "–"],
+            ["oneDNN", {True: "on", False: "off"}.get(env.get("onednn"), "–")],
+            ["threads (intra / inter)", f"{threads.get('intra_op') or 'default'} / {threads.get('inter_op') or 'default'}"],
+            ["noise floor (max A/A)", percent(max(noise)) if noise else "no A/A pair stored"],
+            ["software versions measured", ", ".join(sorted({m.version for m in ds.measurements if m.runner == label}))],
+            ["results files", join([link(ctx.prefix + DATA_URL + s.rel, s.rel) for s in r.sources], ", ")],
+        ]
+        out.append(Markup(f'<h3 id="runner-{h(label)}">{h(label)}</h3>' + table(["", ""], rows, "tfperf-table tfperf-kv")))
+    return Markup("".join(out))
+
+
+def block_datafiles(d: Directive, ctx: Context) -> Markup:
+    ds = ctx.ds
+    rows = []
+    for label, r in sorted(ds.runners.items()):
+        for s in r.sources:
+            n = sum(1 for m in ds.measurements if m.source == s)
+            st = sum(1 for m in ds.measurements if m.source == s and m.stale)
+            rows.append([link(ctx.prefix + DATA_URL + s.rel, s.rel), label, s.profile, n, st])
+    body = (table(["file", "runner", "profile", "results", "of which stale"], rows) if rows
+            else no_results(ds, "Results files"))
+    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, "schema_v1.json")} '
+                  "(JSON Schema, draft 2020-12).</p>")
+
+
+def block_errors(d: Directive, ctx: Context) -> Markup:
+    if not ctx.ds.errors:
+        return Markup("<p>Every results file under <code>" + h(ctx.ds.results_root) + "</code> loaded without error.</p>")
+    return errors_box(ctx.ds)
+
+
+def errors_box(ds: Dataset) -> Markup:
+    items = "".join(element("li", join([element("code", _rel(getattr(e, "path", "?"))), ": field ",
+                                        element("code", getattr(e, "field", "?")), ": ", getattr(e, "problem", str(e))]))
+                    for e in ds.errors)
+    return admonition("failure", "Some data could not be used",
+                      Markup(f"<p>These files were skipped; everything else on this page is drawn from the files "
+                             f"that loaded.</p><ul>{items}</ul>"))
+
+
+def _rel(path: str) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
+
+
+BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
+    "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
+    "trends": block_trends, "breakdown": block_breakdown, "notebook": block_notebook,
+    "findings": block_findings, "runners": block_runners, "datafiles": block_datafiles, "errors": block_errors,
+}
+NEEDS_TOPIC = {"chart", "recommendations", "claims", "trends", "breakdown", "notebook"}

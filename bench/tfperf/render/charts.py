@@ -1,0 +1,183 @@
+"""Altair charts of a topic's results, as Vega-Lite specs (dicts).
+
+Charts draw rows the analysis computed (``Dataset.chart_rows``); they compute no
+statistics. Every chart has a choice of runner, software version and of each setting
+(e.g. Keras 2 or 3) and each remaining parameter, tooltips with the median and its 95%
+CI, and a log scale where the values span more than a decade.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import altair as alt
+
+from .html import seconds, seconds_range, times
+
+VIEWS = ("latency", "speedup", "first_call", "trend")
+
+_Y = {
+    "latency": ("median", "ci_low", "ci_high", "time per call (s)"),
+    "speedup": ("speedup", "speedup_low", "speedup_high", "speedup over the default (×, higher is faster)"),
+    "first_call": ("first_call", None, None, "first call (s): tracing, building, compiling"),
+    "trend": ("median", "ci_low", "ci_high", "time per call (s)"),
+}
+
+
+class ChartError(ValueError):
+    """A chart directive asks for something the data cannot give (named in the message)."""
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _values(rows: list[dict[str, Any]], field: str, order: list[Any] | None = None) -> list[Any]:
+    vals = {r[field] for r in rows if r.get(field) is not None}
+    known = [v for v in order or [] if v in vals]
+    return known + sorted(vals - set(known), key=lambda v: (not _num(v), v if _num(v) else str(v)))
+
+
+def _spans_decades(rows: list[dict[str, Any]], fields: list[str]) -> bool:
+    xs = [r[f] for r in rows for f in fields if f and _num(r.get(f)) and r[f] > 0]
+    return bool(xs) and max(xs) / min(xs) > 10
+
+
+def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, facet: str | None = None,
+               default_label: str = "the default", title: str | None = None,
+               static: bool = False, order: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+    """A Vega-Lite spec for one view of a topic. ``x`` and ``facet`` are parameter names.
+
+    ``static=True`` keeps only the rows the initial choices show (for the SVG fallback,
+    which cannot be interacted with and renders much faster from fewer rows)."""
+    if view not in VIEWS:
+        raise ChartError(f"unknown chart view {view!r} (known: {', '.join(VIEWS)})")
+    if not rows:
+        raise ChartError("no rows")
+    params = sorted({k[2:] for r in rows for k in r if k.startswith("p_")})
+    settings = sorted({k[2:] for r in rows for k in r if k.startswith("s_")})
+    for name, what in ((x, "x"), (facet, "facet")):
+        if name is not None and name not in params:
+            raise ChartError(f"{what}={name!r} is not a parameter of this topic (parameters: {', '.join(params)})")
+    multi = [p for p in params if len(_values(rows, f"p_{p}")) > 1]
+    if view == "trend":
+        x = None
+    elif x is None:
+        numeric = [p for p in multi if all(_num(v) for v in _values(rows, f"p_{p}"))]
+        x = (numeric or multi or params or [None])[0]
+    if facet is None:
+        rest = [p for p in multi if p != x]
+        facet = rest[0] if rest else None
+
+    data = [_decorate(r) for r in rows]
+    sel: list[tuple[str, str, list[Any], Any]] = []   # (param name, field, options, initial)
+    runners = _values(rows, "runner")
+    sel.append(("runner", "runner", runners, runners[0]))
+    if view != "trend":
+        versions = ["newest", *_values(rows, "version")]
+        sel.append(("version", "version", versions, "newest"))
+    for s in settings:
+        opts = _values(rows, f"s_{s}")
+        if len(opts) > 1:
+            sel.append((f"s_{s}", f"s_{s}", opts, opts[0]))
+    for p in multi:
+        if p not in (x, facet):
+            opts = _values(rows, f"p_{p}", (order or {}).get(p))
+            sel.append((f"p_{p}", f"p_{p}", opts, opts[0]))
+
+    if static:
+        data = [d for d in data if _initially_shown(d, sel)]
+    alt_params = [alt.param(name=name, value=init,
+                            bind=alt.binding_select(options=opts, name=_pretty(name) + " "))
+                  for name, _f, opts, init in sel]
+    conds = []
+    for name, fld, _o, _i in sel:
+        if name == "version":
+            conds.append("(version == 'newest' ? datum.newest : datum.version == version)")
+        else:
+            conds.append(f"datum['{fld}'] == {name}")
+    yf, ylo, yhi, ytitle = _Y[view]
+    if view == "speedup":
+        ytitle = f"speedup over {default_label} (×, higher is faster)"
+    filt = " && ".join(conds) + f" && isValid(datum['{yf}'])"
+    ylog = _spans_decades(rows, [yf, ylo or yf, yhi or yf])
+    yscale = alt.Scale(type="log") if ylog else alt.Scale(zero=view == "speedup")
+
+    if view == "trend":
+        xenc = alt.X("version:O", title="software version", sort=_values(rows, "version"))
+    else:
+        assert x is not None
+        xvals = _values(rows, f"p_{x}")
+        if all(_num(v) for v in xvals):
+            xlog = len(xvals) > 1 and min(xvals) > 0 and max(xvals) / min(xvals) >= 10
+            xenc = alt.X(f"p_{x}:Q", title=x, scale=alt.Scale(type="log") if xlog else alt.Scale(),
+                         axis=alt.Axis(values=xvals))
+        else:
+            xenc = alt.X(f"p_{x}:N", title=x, sort=xvals)
+    color = alt.Color("label:N", title="variant", legend=alt.Legend(orient="bottom", columns=2, labelLimit=320))
+    tooltip = [alt.Tooltip("label:N", title="variant"), alt.Tooltip("runner:N"), alt.Tooltip("version:N"),
+               *[alt.Tooltip(f"p_{p}:N", title=p) for p in params],
+               *[alt.Tooltip(f"s_{s}:N", title=s) for s in settings],
+               alt.Tooltip("median_txt:N", title="median"), alt.Tooltip("ci_txt:N", title="95% CI of median"),
+               alt.Tooltip("speedup_txt:N", title=f"speedup over {default_label}"),
+               alt.Tooltip("first_txt:N", title="first call"), alt.Tooltip("n:Q", title="samples"),
+               alt.Tooltip("status:N"), alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
+
+    base = alt.Chart().transform_filter(filt)
+    y = alt.Y(f"{yf}:Q", title=ytitle, scale=yscale)
+    line = base.mark_line(point=False, opacity=0.6).encode(x=xenc, y=y, color=color, detail="variant:N")
+    points = base.mark_point(filled=True, size=60).encode(
+        x=xenc, y=y, color=color, tooltip=tooltip,
+        shape=alt.Shape("status:N", title="status",
+                        scale=alt.Scale(domain=["ok", "output outside tolerance", "not recommended", "stale"],
+                                        range=["circle", "cross", "triangle-down", "diamond"])),
+    )
+    layers: list[Any] = [line, points]
+    if ylo and yhi:
+        layers.append(base.mark_rule(opacity=0.8).encode(
+            x=xenc, y=alt.Y(f"{ylo}:Q", scale=yscale, title=ytitle), y2=f"{yhi}:Q", color=color, tooltip=tooltip))
+    if view == "speedup":
+        layers.append(alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(1)))
+    layer = alt.layer(*layers).properties(width=260 if facet else 520, height=260)
+    if facet:
+        fvals = _values(rows, f"p_{facet}", (order or {}).get(facet))
+        chart: Any = layer.facet(column=alt.Column(f"p_{facet}:N", title=facet, sort=fvals),
+                                 data=alt.NamedData(name="rows")).resolve_scale(y="independent")
+    else:
+        chart = layer.properties(data=alt.NamedData(name="rows"))
+    chart = chart.add_params(*alt_params).properties(title=title or "")
+    chart = chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
+    spec = chart.to_dict(validate=True)   # validated without the rows (fast); rows added below
+    spec["datasets"] = {"rows": data}
+    spec.pop("$schema", None)   # no URL in the page; the embed code says "vega-lite"
+    return spec
+
+
+def _initially_shown(d: dict[str, Any], sel: list[tuple[str, str, list[Any], Any]]) -> bool:
+    for name, fld, _opts, init in sel:
+        if name == "version":
+            if not d.get("newest"):
+                return False
+        elif str(d.get(fld)) != str(init):
+            return False
+    return True
+
+
+def _pretty(name: str) -> str:
+    return {"runner": "Runner:", "version": "Software:"}.get(name, (name[2:] if name[:2] in ("p_", "s_") else name) + ":")
+
+
+def _decorate(r: dict[str, Any]) -> dict[str, Any]:
+    """Tooltip texts, formatted here so the reader sees units (1.2 ms, not 0.0012)."""
+    out = {k: v for k, v in r.items() if k not in ("source", "correct", "tensorflow", "keras")}
+    out["median_txt"] = seconds(r.get("median"))
+    out["ci_txt"] = seconds_range(r.get("ci_low"), r.get("ci_high"))
+    sp = r.get("speedup")
+    out["speedup_txt"] = (f"{times(sp)} ({times(r.get('speedup_low'))}–{times(r.get('speedup_high'))})"
+                          if sp is not None else "–")
+    out["first_txt"] = seconds(r.get("first_call"))
+    for k, v in list(out.items()):
+        if isinstance(v, float) and not math.isfinite(v):
+            out[k] = None
+    return out

@@ -1,0 +1,71 @@
+"""Inline figures for prose: ``{{ tfperf.speedup(...) }}`` and friends, as short HTML."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analyse import Dataset
+from .directives import Directive, DirectiveError
+from .html import Markup, element, h, seconds, times
+
+
+def _nodata(what: str) -> Markup:
+    return element("span", f"(no results yet for {what})", class_="tfperf-figure-inline tfperf-nodata")
+
+
+def _fig(text: str, title: str) -> Markup:
+    return element("span", text, class_="tfperf-figure-inline", title=title)
+
+
+def _where(obj_params: dict[str, Any], obj_settings: dict[str, str], where: dict[str, Any]) -> bool:
+    for k, want in where.items():
+        have = obj_params.get(k, obj_settings.get(k))
+        if have is None or str(have).lower() != str(want).lower():
+            return False
+    return True
+
+
+def render_inline(d: Directive, ds: Dataset) -> Markup:
+    if d.kind == "runners":
+        return _fig(str(len({m.runner for m in ds.current if m.ok})), "runners with results")
+    if len(d.args) < 2:
+        raise DirectiveError(f"{d.text}: needs a topic and a {'claim id' if d.kind != 'median' else 'variant'}")
+    topic, name = str(d.args[0]), str(d.args[1])
+    opts = dict(d.options)
+    runner = opts.pop("runner", None)
+    if d.kind in ("speedup", "verdict"):
+        if ds.claim(topic, name) is None and topic in ds.topics:
+            raise DirectiveError(f"{d.text}: topic {topic} has no claim {name!r}")
+        cr = ds.claim_result(topic, name)
+        if cr is None:
+            return _nodata(f"{topic}/{name}")
+        if d.kind == "verdict":
+            return _fig(cr.summary, str(cr.claim.get("text", name)))
+        checks = [c for c in cr.checks if c.ratio is not None and (runner is None or c.scenario.runner == runner)
+                  and _where(c.scenario.params, c.scenario.settings, opts)]
+        if not checks:
+            return _nodata(f"{topic}/{name}")
+        if len(checks) == 1:
+            r = checks[0].ratio
+            assert r is not None
+            return _fig(f"{times(r.point)} (95% CI {times(r.low)}–{times(r.high)})",
+                        f"runner {checks[0].scenario.runner}, {checks[0].scenario.key[1]}, {checks[0].scenario.key[2]}")
+        pts = sorted(c.ratio.point for c in checks if c.ratio)
+        runners = {c.scenario.runner for c in checks}
+        return _fig(f"{times(pts[0])} to {times(pts[-1])}",
+                    f"{len(checks)} scenarios on {len(runners)} runner(s)")
+    if d.kind == "median":
+        ms = [m for m in ds.current if m.topic == topic and m.variant == name and m.ok
+              and (runner is None or m.runner == runner) and _where(m.params, m.settings, opts)]
+        if not ms:
+            return _nodata(f"{topic}/{name}")
+        if len(ms) == 1:
+            m = ms[0]
+            return _fig(f"{seconds(m.median)} (95% CI {seconds(m.ci_low)}–{seconds(m.ci_high)})",
+                        f"runner {m.runner}, {m.settings_id}, {m.params_id}")
+        meds = sorted(m.median for m in ms if m.median is not None)
+        return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}", f"{len(ms)} cases")
+    raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")
+
+
+__all__ = ["render_inline", "h"]

@@ -1,0 +1,70 @@
+"""MkDocs hook (``hooks:`` in mkdocs.yml): fills tfperf placeholders with tables and charts
+computed from data/, adds each topic's notebook page, and publishes the raw data.
+
+All logic lives in :mod:`tfperf.render.site`; this file only connects MkDocs events to it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+try:
+    import tfperf  # noqa: F401
+except ImportError:  # building from a checkout without `pip install -e .`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+from tfperf.render.site import Site
+
+_site: Site | None = None
+
+
+def on_config(config: Any) -> Any:
+    global _site
+    _site = Site.from_config(config)
+    return config
+
+
+def on_pre_build(config: Any) -> None:
+    assert _site is not None
+    _site.prepare()
+
+
+@event_priority(100)  # before mkdocs-jupyter, so it turns the notebooks into pages
+def on_files(files: Any, config: Any) -> Any:
+    assert _site is not None
+    for src_uri in _site.notebook_files():
+        files.append(File(src_uri, str(_site.gen_dir), config["site_dir"], config["use_directory_urls"]))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    assert _site is not None
+    return _site.page_markdown(markdown, page.file.src_uri, page.url)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    assert _site is not None
+    return _site.page_content(html, page.file.src_uri)
+
+
+def on_post_build(config: Any) -> None:
+    assert _site is not None
+    _site.post_build(Path(config["site_dir"]))
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    return strip_remote_loaders(output)
+
+
+def strip_remote_loaders(output: str) -> str:
+    """Notebook pages carry nbconvert's Mermaid loader, which would import from a CDN if a
+    notebook had a diagram; ours have none, and the site must not reach outside itself."""
+    import re
+
+    return re.sub(r'<script type="module">(?:(?!</script>).)*?cdnjs\.cloudflare\.com.*?</script>', "",
+                  output, flags=re.S)

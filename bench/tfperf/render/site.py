@@ -1,0 +1,166 @@
+"""The site build: everything the MkDocs hook does, as one object over one analysed dataset.
+
+Configuration by environment variables (defaults relative to mkdocs.yml):
+
+* ``TFPERF_RESULTS``  results root (default ``data/results``);
+* ``TFPERF_SNIPPETS`` topic YAMLs and snippets (default ``snippets``);
+* ``TFPERF_CACHE``    SVG and speedup caches (default ``build/site-cache``).
+
+Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
+in ``on_page_content`` (so Markdown never touches generated HTML); inline figures the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..analyse import Dataset, analyse
+from ..analyse.ratios import RatioCache
+from .blocks import DATA_URL, SCHEMA_URL, SVG_URL, Context, errors_box, render_block
+from .directives import BLOCK_RE, INLINE_RE, Directive, DirectiveError, parse_block, parse_inline
+from .embed import SvgCache
+from .html import Markup, admonition, h
+from .inline import render_inline
+from .notebooks import snippet_notebook
+
+log = logging.getLogger("mkdocs.hooks.tfperf")
+
+FENCE_RE = re.compile(r"^(?P<fence>```+|~~~+).*?^(?P=fence)[ \t]*$", re.M | re.S)
+TOKEN_RE = re.compile(r"(?:<p>)?TFPERFSLOT(\d+)X(?:</p>)?")
+
+
+class Site:
+    def __init__(self, root: Path, results: Path, snippets: Path, cache: Path) -> None:
+        self.root, self.results, self.snippets, self.cache = root, results, snippets, cache
+        self.gen_dir = cache / "generated"
+        self.ds: Dataset | None = None
+        self.svgs = SvgCache(cache / "svg")
+        self.ratios = RatioCache(cache / "ratios.json")
+        self.notebooks: dict[str, str] = {}           # topic -> notebook page url
+        self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
+
+    @classmethod
+    def from_config(cls, config: Any) -> "Site":
+        root = Path(config["config_file_path"]).resolve().parent
+        def path(var: str, default: str) -> Path:
+            p = Path(os.environ.get(var, default))
+            return p if p.is_absolute() else root / p
+        return cls(root, path("TFPERF_RESULTS", "data/results"), path("TFPERF_SNIPPETS", "snippets"),
+                   path("TFPERF_CACHE", "build/site-cache"))
+
+    # -- build steps ----------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Analyse the data and write the notebooks (start of every build)."""
+        self.ds = analyse(self.results, self.snippets, cache=self.ratios)
+        self.svgs.produced.clear()
+        self.slots.clear()
+        for e in self.ds.errors:
+            log.info("tfperf: skipped data: %s", e)
+        self.notebooks = {}
+        nb_dir = self.gen_dir / "notebooks"
+        nb_dir.mkdir(parents=True, exist_ok=True)
+        for topic, info in sorted(self.ds.topics.items()):
+            snippet = Path(info.yaml_path).with_suffix(".py")
+            if not snippet.is_file():
+                continue
+            text = snippet_notebook(snippet, info.title, snippet.with_name("_standalone.py"))
+            target = nb_dir / f"{topic}.ipynb"
+            if not target.is_file() or target.read_text(encoding="utf-8") != text:
+                target.write_text(text, encoding="utf-8")
+            self.notebooks[topic] = f"notebooks/{topic}/"
+
+    def notebook_files(self) -> list[str]:
+        return [f"notebooks/{t}.ipynb" for t in sorted(self.notebooks)]
+
+    @property
+    def is_fixture(self) -> bool:
+        return (self.results / "FIXTURE").exists() or (self.results.parent / "FIXTURE").exists() or (
+            self.results / "README.txt").exists() and "FIXTURE" in (self.results / "README.txt").read_text()
+
+    def page_markdown(self, markdown: str, src_uri: str, url: str) -> str:
+        assert self.ds is not None
+        ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks)
+        slots: dict[int, Markup] = {}
+        self.slots[src_uri] = slots
+        shown_errors = "tfperf:errors" in markdown
+
+        def block(m: re.Match[str]) -> str:
+            nonlocal shown_errors
+            html = self._render(lambda: render_block(parse_block(m.group("body")), ctx), src_uri, m.group(0))
+            if self.ds and self.ds.errors and not shown_errors:
+                html = Markup(errors_box(self.ds) + html)
+                shown_errors = True
+            slots[len(slots)] = html
+            return f"\n\nTFPERFSLOT{len(slots) - 1}X\n\n"
+
+        def inline(m: re.Match[str]) -> str:
+            html = self._render(lambda: render_inline(parse_inline(m.group("call")), self.ds), src_uri,  # type: ignore[arg-type]
+                                m.group(0), inline=True)
+            slots[len(slots)] = html
+            return f"TFPERFSLOT{len(slots) - 1}X"
+
+        return _outside_fences(markdown, lambda part: INLINE_RE.sub(inline, BLOCK_RE.sub(block, part)))
+
+    def _render(self, fn: Any, src_uri: str, text: str, inline: bool = False) -> Markup:
+        try:
+            return fn()
+        except DirectiveError as exc:
+            log.warning("tfperf: %s: %s", src_uri, exc)   # an author's mistake: fails --strict
+            msg = f"{text.strip()}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - one broken figure must not take the page down
+            log.warning("tfperf: %s: %s failed: %r", src_uri, text.strip(), exc)
+            msg = f"{text.strip()}: {type(exc).__name__}: {exc}"
+        if inline:
+            return Markup(f'<span class="tfperf-error">{h(msg)}</span>')
+        return admonition("failure", "This figure could not be drawn", Markup(f"<p>{h(msg)}</p>"))
+
+    def page_content(self, html: str, src_uri: str) -> str:
+        slots = self.slots.get(src_uri, {})
+        out = TOKEN_RE.sub(lambda m: str(slots.get(int(m.group(1)), m.group(0))), html)
+        if self.is_fixture and slots:
+            out = str(admonition("warning", "Fixture data",
+                                 "This build reads synthetic fixture data (runner labels starting with "
+                                 "“fixture-”), made by tests/fixtures/site/make_fixture.py. These are not measurements.")) + out
+        return out
+
+    def post_build(self, site_dir: Path) -> None:
+        """Publish the raw data, the schema, the SVG fallbacks and the notebooks."""
+        data_dir = site_dir / DATA_URL
+        if data_dir.exists():
+            shutil.rmtree(data_dir)
+        if self.results.is_dir():
+            for p in sorted(self.results.rglob("*.json")):
+                dest = data_dir / p.relative_to(self.results)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(p, dest)
+        from ..store.schema import schema_path
+        (site_dir / SCHEMA_URL).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(schema_path(), site_dir / SCHEMA_URL)
+        self.svgs.write_all(site_dir / SVG_URL)
+        for topic in self.notebooks:
+            src = self.gen_dir / "notebooks" / f"{topic}.ipynb"
+            dest = site_dir / "notebooks" / f"{topic}.ipynb"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+        self.ratios.save()
+
+
+def _prefix(url: str) -> str:
+    """Relative path from a page at ``url`` (e.g. "topics/x/") to the site root."""
+    return "../" * url.count("/")
+
+
+def _outside_fences(text: str, fn: Any) -> str:
+    out, last = [], 0
+    for m in FENCE_RE.finditer(text):
+        out.append(fn(text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(fn(text[last:]))
+    return "".join(out)
