@@ -28,7 +28,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=Path(args.data),
                          snippets_dir=Path(args.snippets), force=args.force, retry_failed=args.retry_failed,
-                         shard=args.shard, progress=not args.no_progress, memory_limit_mb=args.memory_limit_mb)
+                         shard=args.shard, progress=not args.no_progress, memory_limit_mb=args.memory_limit_mb,
+                         description=args.runner_description, contributed_by=args.contributor)
     if args.runner:
         options.runner = args.runner
     report = run(options)
@@ -54,6 +55,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")
     p.add_argument("--shard", type=_shard, help="run only shard I of N (for splitting across CI jobs)")
     p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory")
+    p.add_argument("--runner-description", metavar="TEXT",
+                   help="describe the machine for the Runners page (stored in the results file)")
+    p.add_argument("--contributor", metavar="NAME", help="who ran it (stored as runner.contributed_by)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=_cmd_run)
 
