@@ -17,6 +17,7 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from types import ModuleType
@@ -197,7 +198,25 @@ def _short(where: str) -> str:
     return where
 
 
+def exit_with_parent(interval_s: float = 0.5) -> threading.Thread:
+    """Exit at once when the parent (``tfperf run``) is gone: killed by SIGKILL it cannot
+    stop this process, which would otherwise finish or hang in its case as an orphan.
+    A daemon thread waking twice a second; its cost per timed call is negligible."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    t = threading.Thread(target=watch, name="tfperf-parent-watch", daemon=True)
+    t.start()
+    return t
+
+
 def main(argv: list[str]) -> int:
+    exit_with_parent()
     channel = Channel(int(argv[1]))
     job = json.loads(sys.stdin.read())
     t0 = time.perf_counter()
