@@ -530,3 +530,43 @@ def test_open_pr_step_commits_full_results_only(repo: Path, tmp_path: Path) -> N
     assert out.returncode != 0 and "full.json" in out.stderr
     assert _git(repo, "rev-parse", "HEAD") == head
     assert not (tmp_path / "gh.log").exists(), "a dry run must not call gh"
+
+
+# ---------------------------------------------------------------- the benchmark step's command line
+
+@pytest.fixture()
+def fake_venv(tmp_path: Path) -> Path:
+    """A venv whose python only records its arguments: bench.sh's decisions, without measuring."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    py = venv / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nshift 2\necho "$@" >> "{tmp_path}/tfperf.log"\n', encoding="utf-8")
+    py.chmod(0o755)
+    return venv
+
+
+@pytest.mark.parametrize("force", ["0", "1"])
+def test_bench_step_starts_from_the_published_file_unless_forced(tmp_path: Path, fake_venv: Path,
+                                                                 force: str) -> None:
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "ci").mkdir(parents=True)
+    for name in ("env.sh", "bench.sh"):
+        shutil.copy2(SCRIPTS / name, repo / "scripts" / "ci" / name)
+    published = _write_results(repo, "gha-ubuntu24-x86_64", "full")
+    out_dir = tmp_path / "out"
+    env = {**os.environ, "TFPERF_VENV": str(fake_venv), "TFPERF_OUT": str(out_dir), "TFPERF_FORCE": force,
+           "TFPERF_TOPICS": "alpha beta"}
+    out = subprocess.run([str(repo / "scripts" / "ci" / "bench.sh"), "full", "2/3", "gha-ubuntu24-x86_64"],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = (tmp_path / "tfperf.log").read_text(encoding="utf-8").split()
+    assert args[:9] == ["run", "--profile", "full", "--shard", "2/3", "--data", str(out_dir), "--no-progress",
+                        "--runner"]
+    assert args[9] == "gha-ubuntu24-x86_64"
+    assert ("--force" in args) == (force == "1")
+    assert " ".join(args).endswith("--topic alpha --topic beta")
+    seeded = out_dir / "results" / "gha-ubuntu24-x86_64" / "full.json"
+    if force == "1":
+        assert not seeded.exists()
+    else:
+        assert seeded.read_bytes() == published.read_bytes()
