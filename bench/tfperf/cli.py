@@ -4,6 +4,7 @@ are caught here, once, and printed as one line."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
@@ -23,12 +24,31 @@ def _shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+# A worker above this share of physical memory is killed and its case stored as crashed,
+# before the kernel's OOM killer picks a process (possibly not ours) on a shared machine.
+MEMORY_SHARE = 0.75
+
+
+def default_memory_limit_mb() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * MEMORY_SHARE / 2**20)
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_limit(value: int | None) -> int | None:
+    """--memory-limit-mb: None -> the default share of RAM; 0 -> no limit."""
+    if value is None:
+        return default_memory_limit_mb()
+    return value or None
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from .measure.orchestrate import RunOptions, run
 
     options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=Path(args.data),
                          snippets_dir=Path(args.snippets), force=args.force, retry_failed=args.retry_failed,
-                         shard=args.shard, progress=not args.no_progress, memory_limit_mb=args.memory_limit_mb,
+                         shard=args.shard, progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb),
                          description=args.runner_description, contributed_by=args.contributor)
     if args.runner:
         options.runner = args.runner
@@ -54,7 +74,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")
     p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")
     p.add_argument("--shard", type=_shard, help="run only shard I of N (for splitting across CI jobs)")
-    p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory")
+    p.add_argument("--memory-limit-mb", type=int, default=None,
+                   help=f"kill a worker above this resident memory (default {MEMORY_SHARE * 100:.0f}%% of RAM; 0: no limit)")
     p.add_argument("--runner-description", metavar="TEXT",
                    help="describe the machine for the Runners page (stored in the results file)")
     p.add_argument("--contributor", metavar="NAME", help="who ran it (stored as runner.contributed_by)")

@@ -21,11 +21,12 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, bool]:
     """The local results file: given with --results, or measured now. Returns (path, interrupted)."""
     if args.results:
         return Path(args.results), False
+    from ..cli import memory_limit
     from ..measure.orchestrate import RunOptions, run
 
     options = RunOptions(profile=args.profile, topics=args.topic or None,
                          data_root=Path(os.path.expanduser(args.data)), snippets_dir=Path(args.snippets),
-                         progress=not args.no_progress, memory_limit_mb=args.memory_limit_mb)
+                         progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb))
     if args.runner:
         options.runner = args.runner
     report = run(options)
@@ -70,7 +71,7 @@ def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--against", action="append", metavar="RUNNER",
                    help="only this published runner label or RUNNER/PROFILE (repeatable)")
     p.add_argument("--snippets", default="snippets")
-    p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory")
+    p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory (default: 75%% of RAM; 0: no limit)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=cmd_compare)
