@@ -149,39 +149,91 @@ def saved_model_call(loaded, signature, x):
 
 
 # --8<-- [start:frozen]
-def setup_frozen(params: dict) -> dict:
-    """Variables folded into constants (convert_variables_to_constants_v2), the GraphDef
-    written to a .pb file, then imported and pruned to a callable: the TF2 form of the
-    classic frozen_model.pb."""
+def freeze(model: "keras.Model", path: str) -> tuple[str, str]:
+    """Variables folded into constants (convert_variables_to_constants_v2) and the GraphDef
+    written to a .pb file: the TF2 form of the classic frozen_model.pb. Returns the names
+    of the input and output tensors."""
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
-    model = build_model()
+    forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
+    frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
+    with open(path, "wb") as f:
+        f.write(frozen.graph.as_graph_def().SerializeToString())
+    return frozen.inputs[0].name, frozen.outputs[0].name
+
+
+def load_frozen(path: str, input_name: str, output_name: str) -> Callable[[tf.Tensor], tf.Tensor]:
+    """Import a frozen GraphDef and prune it to a function from input to output."""
+    graph_def = tf.compat.v1.GraphDef()
+    with open(path, "rb") as f:
+        graph_def.ParseFromString(f.read())
+    wrapped = tf.compat.v1.wrap_function(lambda: tf.compat.v1.import_graph_def(graph_def, name=""), [])
+    return wrapped.prune(wrapped.graph.as_graph_element(input_name), wrapped.graph.as_graph_element(output_name))
+
+
+def setup_frozen(params: dict) -> dict:
     path = os.path.join(_workdir(), "frozen_model.pb")
-
-    def freeze() -> tuple[str, str]:
-        forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
-        frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
-        with open(path, "wb") as f:
-            f.write(frozen.graph.as_graph_def().SerializeToString())
-        return frozen.inputs[0].name, frozen.outputs[0].name
-
-    (input_name, output_name), convert_s = _timed(freeze)
-
-    def load() -> Callable[[tf.Tensor], tf.Tensor]:
-        graph_def = tf.compat.v1.GraphDef()
-        with open(path, "rb") as f:
-            graph_def.ParseFromString(f.read())
-        wrapped = tf.compat.v1.wrap_function(lambda: tf.compat.v1.import_graph_def(graph_def, name=""), [])
-        return wrapped.prune(wrapped.graph.as_graph_element(input_name),
-                             wrapped.graph.as_graph_element(output_name))
-
-    fn, metrics = _loaded(load, path, convert_s)
+    (inp, out), convert_s = _timed(lambda: freeze(build_model(), path))
+    fn, metrics = _loaded(lambda: load_frozen(path, inp, out), path, convert_s)
     return {"frozen": fn, "x": make_request(int(params["batch"])), "_metrics": metrics}
 
 
 def frozen_call(frozen, x):
     return frozen(tf.constant(x))
 # --8<-- [end:frozen]
+
+
+# --8<-- [start:frozen_imported]
+def setup_frozen_imported(params: dict) -> dict:
+    """The same frozen .pb, loaded the other common way: imported inside a tf.function
+    (tf.graph_util.import_graph_def with an input_map) instead of wrap_function + prune."""
+    path = os.path.join(_workdir(), "frozen_model.pb")
+    (inp, out), convert_s = _timed(lambda: freeze(build_model(), path))
+
+    def load() -> Callable[[tf.Tensor], tf.Tensor]:
+        graph_def = tf.compat.v1.GraphDef()
+        with open(path, "rb") as f:
+            graph_def.ParseFromString(f.read())
+
+        @tf.function(input_signature=_signature())
+        def imported(image):
+            return tf.graph_util.import_graph_def(graph_def, input_map={inp: image}, return_elements=[out])[0]
+
+        imported.get_concrete_function()  # trace now: part of loading
+        return imported
+
+    fn, metrics = _loaded(load, path, convert_s)
+    return {"frozen": fn, "x": make_request(int(params["batch"])), "_metrics": metrics}
+# --8<-- [end:frozen_imported]
+
+
+# --8<-- [start:graph_transforms]
+BLOG_TRANSFORMS = ["strip_unused_nodes", "remove_nodes(op=CheckNumerics)", "merge_duplicate_nodes",
+                   "fold_constants", "fold_batch_norms", "fold_old_batch_norms"]
+
+
+def setup_graph_transforms(params: dict) -> dict:
+    """The frozen graph rewritten by the Graph Transform tool with the 2019 post's list of
+    transforms. Its Python package (tensorflow.tools.graph_transforms) is gone from the
+    wheels; the C++ tool is still reachable through a private module, used here."""
+    from tensorflow.python.util._pywrap_transform_graph import TransformGraphWithStringInputs
+
+    path = os.path.join(_workdir(), "optimized_model.pb")
+
+    def transform() -> tuple[str, str]:
+        inp, out = freeze(build_model(), path)
+        with open(path, "rb") as f:
+            frozen = f.read()
+        optimized = TransformGraphWithStringInputs(
+            frozen, inp.split(":")[0].encode(), out.split(":")[0].encode(), " ".join(BLOG_TRANSFORMS).encode())
+        with open(path, "wb") as f:
+            f.write(optimized)
+        return inp, out
+
+    (inp, out), convert_s = _timed(transform)
+    fn, metrics = _loaded(lambda: load_frozen(path, inp, out), path, convert_s)
+    return {"frozen": fn, "x": make_request(int(params["batch"])), "_metrics": metrics}
+# --8<-- [end:graph_transforms]
 
 
 # --8<-- [start:tflite]
@@ -287,6 +339,7 @@ if __name__ == "__main__":
         "Keras model(x)": (keras_call, setup_keras),
         "tf.function": (tf_function_call, setup_tf_function),
         "frozen graph": (frozen_call, setup_frozen),
+        "Graph Transform tool": (frozen_call, setup_graph_transforms),
         "SavedModel signature": (saved_model_call, setup_saved_model),
         "TFLite (XNNPACK)": (tflite_call, setup_tflite),
         "TFLite (no XNNPACK)": (tflite_call, setup_tflite_plain),

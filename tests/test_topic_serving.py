@@ -61,7 +61,8 @@ def test_quick_profile_stays_small() -> None:
     # Budget: the quick profile of this topic is ~20 s here; it must stay one process.
     cases = expand(load_topic(YAML), "quick", cores=2)
     assert len({c.group_key for c in cases}) == 1
-    assert len(cases) <= 16
+    assert len(cases) <= 18
+    assert "onnx_from_keras" not in {c.variant for c in cases}  # measured in full only
     assert all(c.budget.budget_s <= 0.5 for c in cases)
 
 
