@@ -1,0 +1,149 @@
+"""When does a compile step pay off, and what would a ten-run average have said?
+
+Two small analyses over stored results (plain dicts as in ``schema_v1.json``), for the
+tf.function/XLA page:
+
+* ``breakeven_calls`` - after how many calls the total time of a variant with a slower
+  first call (e.g. ``jit_compile=True``: trace + XLA compile) drops below another's
+  (plain ``tf.function``), or ``None`` when it never does;
+* ``ten_run_view`` - the figure a "timeit(number=10) / 10" measurement would have given,
+  taken from the stored samples, beside the median and its 95% CI.
+
+No TensorFlow, no I/O, no formatting: the renderer lays the rows out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from ..stats import summarize
+
+
+def breakeven_calls(first_base: float, per_call_base: float,
+                    first_cand: float, per_call_cand: float) -> int | None:
+    """Smallest n such that for every m >= n calls the candidate's total time,
+    ``first_cand + (m - 1) * per_call_cand``, is at most the baseline's. ``None``: never
+    (the candidate is slower per call, or as fast per call but slower to start)."""
+    for v in (first_base, per_call_base, first_cand, per_call_cand):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            raise ValueError(f"times must be finite and >= 0, got {v!r}")
+    gain = per_call_base - per_call_cand          # saved per steady-state call
+    extra = first_cand - first_base               # paid once, on the first call
+    if gain < 0:
+        return None
+    if gain == 0:
+        return 1 if extra <= 0 else None
+    if extra <= 0:
+        return 1
+    return 1 + math.ceil(extra / gain - 1e-12)
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    params: dict[str, Any]
+    settings: dict[str, str]
+    runner: str | None
+    first_base: float
+    first_cand: float
+    median_base: float
+    median_cand: float
+    calls: int | None              # point estimate from the medians
+    calls_best: int | None         # from the CI ends most favourable to the candidate
+    calls_worst: int | None        # ... least favourable (None: may never pay off)
+
+    @property
+    def label(self) -> str:
+        if self.calls is None:
+            return "never"
+        return "first call" if self.calls == 1 else f"after {self.calls} calls"
+
+
+def _ok(r: dict[str, Any]) -> bool:
+    return r.get("status") == "ok" and bool((r.get("timing") or {}).get("samples")) \
+        and r.get("first_call_s") is not None
+
+
+def latest_ok(results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The newest ok result per case id (results are never dropped, so a case may repeat)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        if _ok(r) and (r["case_id"] not in out or str(r.get("finished_at", "")) >= str(out[r["case_id"]].get("finished_at", ""))):
+            out[r["case_id"]] = r
+    return out
+
+
+def _scenario(r: dict[str, Any]) -> str:
+    cid = str(r["case_id"]).split("#")[0]
+    return cid.rsplit("/", 1)[0]
+
+
+def breakeven_table(results: Iterable[dict[str, Any]], baseline: str, candidate: str,
+                    runner: str | None = None) -> list[BreakEven]:
+    """One row per scenario (parameters and settings) that has ok results of both variants."""
+    by_scenario: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in latest_ok(results).values():
+        if r["variant"] in (baseline, candidate) and not str(r["case_id"]).endswith("#aa"):
+            by_scenario.setdefault(_scenario(r), {})[r["variant"]] = r
+    rows = []
+    for _, pair in sorted(by_scenario.items()):
+        if baseline not in pair or candidate not in pair:
+            continue
+        b, c = pair[baseline], pair[candidate]
+        sb, sc = b["timing"]["summary"], c["timing"]["summary"]
+        fb, fc = float(b["first_call_s"]), float(c["first_call_s"])
+        rows.append(BreakEven(
+            params=dict(b["params"]), settings=dict(b.get("settings", {})), runner=runner,
+            first_base=fb, first_cand=fc, median_base=sb["median"], median_cand=sc["median"],
+            calls=breakeven_calls(fb, sb["median"], fc, sc["median"]),
+            calls_best=breakeven_calls(fb, sb["ci_high"], fc, sc["ci_low"]),
+            calls_worst=breakeven_calls(fb, sb["ci_low"], fc, sc["ci_high"]),
+        ))
+    return rows
+
+
+@dataclass(frozen=True)
+class TenRunView:
+    first_mean: float              # what timeit(number=runs)/runs right after warm-up would show
+    window_low: float              # the lowest such mean over the whole run
+    window_high: float             # the highest
+    median: float
+    ci_low: float
+    ci_high: float
+    samples_per_window: int
+    calls_per_window: int
+
+    @property
+    def first_mean_outside_ci(self) -> bool:
+        return not (self.ci_low <= self.first_mean <= self.ci_high)
+
+
+def ten_run_view(samples: Sequence[float], inner_loops: int = 1, runs: int = 10) -> TenRunView | None:
+    """A single ``runs``-call mean from the first stored samples, and the range of such means
+    over consecutive windows of the run, beside the median and its CI.
+
+    Each stored sample is the mean of ``inner_loops`` calls, so a window holds
+    ceil(runs / inner_loops) samples (``calls_per_window`` says how many calls that is).
+    ``None`` when the run has fewer samples than one window."""
+    if inner_loops < 1 or runs < 1:
+        raise ValueError("inner_loops and runs must be >= 1")
+    k = max(1, math.ceil(runs / inner_loops))
+    if len(samples) < k:
+        return None
+    means = [sum(samples[i:i + k]) / k for i in range(len(samples) - k + 1)]
+    s = summarize(list(samples))
+    return TenRunView(first_mean=means[0], window_low=min(means), window_high=max(means),
+                      median=s.median, ci_low=s.ci_low, ci_high=s.ci_high,
+                      samples_per_window=k, calls_per_window=k * inner_loops)
+
+
+def ten_run_table(results: Iterable[dict[str, Any]], runs: int = 10) -> list[tuple[dict[str, Any], TenRunView]]:
+    """(result, view) for every newest ok result with at least one window of samples."""
+    rows = []
+    for _, r in sorted(latest_ok(results).items()):
+        t = r["timing"]
+        view = ten_run_view(t["samples"], int(t.get("inner_loops", 1)), runs)
+        if view is not None:
+            rows.append((r, view))
+    return rows
