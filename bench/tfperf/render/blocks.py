@@ -33,6 +33,7 @@ class Context:
     prefix: str                                  # relative path from the page to the site root
     svgs: SvgCache
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
+    topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
     counter: list[int] = field(default_factory=lambda: [0])
 
     def next_id(self, kind: str) -> str:
@@ -282,7 +283,8 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
     for f in fs:
         rng = "–" if f.speedup_min is None else (times(f.speedup_min) if abs(f.speedup_max - f.speedup_min) < 1e-9
                                                  else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
-        rows.append([link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title), f.text, element("strong", f.summary),
+        has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
+        rows.append([link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title, f.text, element("strong", f.summary),
                      rng, join([element("span", "flipped between versions", class_="tfperf-flip") if f.flipped else "",
                                 element("span", "partly stale", class_="tfperf-stale") if f.stale else ""], " ")])
     return Markup(table(["topic", "claim", "verdict", "speedup measured (range over scenarios)", ""], rows)

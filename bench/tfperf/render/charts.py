@@ -18,10 +18,10 @@ from .html import seconds, seconds_range, times
 VIEWS = ("latency", "speedup", "first_call", "trend")
 
 _Y = {
-    "latency": ("median", "ci_low", "ci_high", "time per call (s)"),
+    "latency": ("median", "ci_low", "ci_high", "time per call"),
     "speedup": ("speedup", "speedup_low", "speedup_high", "speedup over the default (×, higher is faster)"),
-    "first_call": ("first_call", None, None, "first call (s): tracing, building, compiling"),
-    "trend": ("median", "ci_low", "ci_high", "time per call (s)"),
+    "first_call": ("first_call", None, None, "first call (tracing, building)"),
+    "trend": ("median", "ci_low", "ci_high", "time per call"),
 }
 
 
@@ -125,11 +125,13 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
                alt.Tooltip("status:N"), alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
 
     base = alt.Chart().transform_filter(filt)
-    y = alt.Y(f"{yf}:Q", title=ytitle, scale=yscale)
+    axis = (alt.Axis(labelExpr="format(datum.value, '~s') + 's'") if view != "speedup"
+            else alt.Axis(labelExpr="format(datum.value, '~g') + '×'"))
+    y = alt.Y(f"{yf}:Q", title=ytitle, scale=yscale, axis=axis)
     line = base.mark_line(point=False, opacity=0.6).encode(x=xenc, y=y, color=color, detail="variant:N")
     points = base.mark_point(filled=True, size=60).encode(
         x=xenc, y=y, color=color, tooltip=tooltip,
-        shape=alt.Shape("status:N", title="status",
+        shape=alt.Shape("status:N", title="status", legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(domain=["ok", "output outside tolerance", "not recommended", "stale"],
                                         range=["circle", "cross", "triangle-down", "diamond"])),
     )
@@ -139,7 +141,7 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
             x=xenc, y=alt.Y(f"{ylo}:Q", scale=yscale, title=ytitle), y2=f"{yhi}:Q", color=color, tooltip=tooltip))
     if view == "speedup":
         layers.append(alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(1)))
-    layer = alt.layer(*layers).properties(width=260 if facet else 520, height=260)
+    layer = alt.layer(*layers).properties(width=210 if facet else 480, height=240)
     if facet:
         fvals = _values(rows, f"p_{facet}", (order or {}).get(facet))
         chart: Any = layer.facet(column=alt.Column(f"p_{facet}:N", title=facet, sort=fvals),

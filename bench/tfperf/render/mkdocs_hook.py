@@ -37,9 +37,42 @@ def on_pre_build(config: Any) -> None:
 @event_priority(100)  # before mkdocs-jupyter, so it turns the notebooks into pages
 def on_files(files: Any, config: Any) -> Any:
     assert _site is not None
+    _site.set_pages([f.src_uri for f in files])
     for src_uri in _site.notebook_files():
         files.append(File(src_uri, str(_site.gen_dir), config["site_dir"], config["use_directory_urls"]))
     return files
+
+
+def on_nav(nav: Any, config: Any, files: Any) -> Any:
+    """Topic pages (docs/topics/*.md) missing from mkdocs.yml's nav join its Topics section,
+    so adding a topic needs no edit outside its own page."""
+    from mkdocs.structure.nav import Section
+    from mkdocs.structure.pages import Page
+
+    section = next((i for i in nav.items if isinstance(i, Section) and i.title == "Topics"), None)
+    if section is None:
+        return nav
+    listed = {p.file.src_uri for p in nav.pages}
+    for f in sorted(files.documentation_pages(), key=lambda f: f.src_uri):
+        if f.src_uri.startswith("topics/") and f.src_uri.endswith(".md") and f.src_uri not in listed:
+            page = Page(None, f, config)
+            page.parent = section
+            section.children.append(page)
+    nav.pages = [p for p in _walk(nav.items)]
+    for prev, nxt in zip([None, *nav.pages[:-1]], nav.pages):
+        if prev is not None:
+            prev.next_page, nxt.previous_page = nxt, prev
+    return nav
+
+
+def _walk(items: Any) -> Any:
+    from mkdocs.structure.pages import Page
+
+    for i in items:
+        if isinstance(i, Page):
+            yield i
+        elif getattr(i, "children", None):
+            yield from _walk(i.children)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

@@ -43,6 +43,7 @@ class Site:
         self.ratios = RatioCache(cache / "ratios.json")
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
+        self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
 
     @classmethod
     def from_config(cls, config: Any) -> "Site":
@@ -75,6 +76,9 @@ class Site:
                 target.write_text(text, encoding="utf-8")
             self.notebooks[topic] = f"notebooks/{topic}/"
 
+    def set_pages(self, src_uris: list[str]) -> None:
+        self.topic_pages = {u[len("topics/"):-3] for u in src_uris if u.startswith("topics/") and u.endswith(".md")}
+
     def notebook_files(self) -> list[str]:
         return [f"notebooks/{t}.ipynb" for t in sorted(self.notebooks)]
 
@@ -85,7 +89,8 @@ class Site:
 
     def page_markdown(self, markdown: str, src_uri: str, url: str) -> str:
         assert self.ds is not None
-        ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks)
+        ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks,
+                      topic_pages=self.topic_pages)
         slots: dict[int, Markup] = {}
         self.slots[src_uri] = slots
         shown_errors = "tfperf:errors" in markdown

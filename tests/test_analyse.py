@@ -1,0 +1,138 @@
+"""Analysis on the frozen synthetic fixture (tests/fixtures/site/analysis/, see make_fixture.py):
+verdicts that hold, do not hold and are inconclusive; stale results; a wrong-output variant
+never recommended; a verdict that flips between versions; malformed files skipped."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tfperf import stats
+from tfperf.analyse import analyse
+from tfperf.analyse.claims import runner_verdict
+from tfperf.analyse.findings import findings
+from tfperf.analyse.noise import ASSUMED_NOISE, noise_floor
+from tfperf.store.ids import key_hash
+
+FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
+TOPIC = "fixture_topic"
+
+
+@pytest.fixture(scope="module")
+def ds():  # type: ignore[no-untyped-def]
+    return analyse(FIX / "data" / "results", FIX / "snippets")
+
+
+def _claim(ds, cid):  # type: ignore[no-untyped-def]
+    return ds.claim_result(TOPIC, cid)
+
+
+def test_loads_cleanly(ds) -> None:  # type: ignore[no-untyped-def]
+    assert ds.errors == []
+    assert set(ds.runners) == {"fixture-a", "fixture-b"}
+
+
+def test_verdict_holds_does_not_hold_inconclusive(ds) -> None:  # type: ignore[no-untyped-def]
+    assert _claim(ds, "fast_beats_default").by_runner == {"fixture-a": stats.HOLDS, "fixture-b": stats.INCONCLUSIVE}
+    assert _claim(ds, "default_beats_fast").by_runner["fixture-a"] == stats.DOES_NOT_HOLD
+    same = _claim(ds, "same_beats_default")
+    assert set(same.by_runner.values()) == {stats.INCONCLUSIVE}
+    assert _claim(ds, "fast_beats_default").summary == "holds on 1 of 2 runners"
+    # the where filter: only the small scenario on each runner
+    small = _claim(ds, "fast_beats_default_small")
+    assert {c.scenario.params["size"] for c in small.checks} == {"small"}
+
+
+def test_noise_floor_from_aa_pairs(ds) -> None:  # type: ignore[no-untyped-def]
+    assert noise_floor(ds.noise, "fixture-a", "keras=3").value == pytest.approx(0.02)
+    assert noise_floor(ds.noise, "fixture-b", "keras=2").value == pytest.approx(0.03)   # falls back to the runner
+    assert noise_floor(ds.noise, "nobody", "keras=3").value == ASSUMED_NOISE
+
+
+def test_runner_verdict_rule() -> None:
+    assert runner_verdict([stats.HOLDS, stats.HOLDS]) == stats.HOLDS
+    assert runner_verdict([stats.HOLDS, stats.INCONCLUSIVE]) == stats.INCONCLUSIVE
+    assert runner_verdict([stats.DOES_NOT_HOLD, "no data"]) == stats.DOES_NOT_HOLD
+    assert runner_verdict(["no data"]) == "no data"
+
+
+def test_wrong_output_never_recommended(ds) -> None:  # type: ignore[no-untyped-def]
+    recs = ds.recommendations(TOPIC)
+    assert recs
+    for r in recs:
+        assert r.best != "wrong"
+        assert r.fastest_overall == "wrong"          # it IS the fastest...
+        assert "outside tolerance" in r.excluded["wrong"]   # ...and shown as excluded
+    a_small = next(r for r in recs if r.scenario.runner == "fixture-a" and r.scenario.params["size"] == "small")
+    assert a_small.best == "fast" and a_small.verdict == stats.HOLDS
+    assert 1.9 < a_small.speedup.point < 2.1 and a_small.speedup.low < a_small.speedup.point < a_small.speedup.high
+
+
+def test_failure_shown_as_exclusion(ds) -> None:  # type: ignore[no-untyped-def]
+    b_big = next(r for r in ds.recommendations(TOPIC)
+                 if r.scenario.runner == "fixture-b" and r.scenario.params["size"] == "big")
+    assert b_big.excluded["same"].startswith("error:")
+
+
+def test_stale_marked_not_hidden(ds) -> None:  # type: ignore[no-untyped-def]
+    stale = [m for m in ds.current if m.stale]
+    assert [(m.runner, m.params["size"], m.variant) for m in stale] == [("fixture-b", "big", "fast")]
+    assert "snippet" in (stale[0].stale_reason or "")
+    b_big = next(r for r in ds.recommendations(TOPIC)
+                 if r.scenario.runner == "fixture-b" and r.scenario.params["size"] == "big")
+    assert b_big.stale and "fast" in b_big.scenario.variants
+    assert all(not m.stale for m in ds.history)
+
+
+def test_current_prefers_non_stale(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "data" / "results", root)
+    path = root / "fixture-b" / "full.json"
+    doc = json.loads(path.read_text())
+    newer_stale = json.loads(json.dumps(next(r for r in doc["results"] if r["variant"] == "slow_default")))
+    newer_stale["key"]["snippet_hash"] = "1" * 16
+    newer_stale["key_hash"] = key_hash(newer_stale["key"])
+    newer_stale["finished_at"] = "2030-01-01T00:00:00+00:00"
+    doc["results"].append(newer_stale)
+    path.write_text(json.dumps(doc))
+    ds2 = analyse(root, FIX / "snippets")
+    assert ds2.errors == []
+    cur = [m for m in ds2.current if m.runner == "fixture-b" and m.case_id == newer_stale["case_id"]]
+    assert len(cur) == 1 and not cur[0].stale
+    assert sum(1 for m in ds2.measurements if m.case_id == newer_stale["case_id"] and m.runner == "fixture-b") == 2
+
+
+def test_flipped_verdict_between_versions(ds) -> None:  # type: ignore[no-untyped-def]
+    trends = ds.trends(TOPIC)
+    flipped = {(t.claim_id, t.runner) for t in trends if t.flipped}
+    assert ("fast_beats_default", "fixture-a") in flipped
+    assert not any(t.flipped for t in trends if t.claim_id == "same_beats_default")
+    assert ds.versions(TOPIC) == ["TF 2.20.0 / Keras 3.10.0", "TF 2.21.0 / Keras 3.15.1"]
+    f = next(f for f in findings(ds) if f.claim_id == "fast_beats_default")
+    assert f.flipped and f.summary == "holds on 1 of 2 runners"
+
+
+def test_malformed_file_skipped_with_file_and_field(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "data" / "results", root)
+    (root / "broken").mkdir()
+    (root / "broken" / "full.json").write_text("{not json", encoding="utf-8")
+    doc = json.loads((root / "fixture-a" / "full.json").read_text())
+    doc["results"][0]["timing"]["summary"]["median"] = -1.0
+    (root / "negative").mkdir()
+    (root / "negative" / "full.json").write_text(json.dumps(doc), encoding="utf-8")
+    ds2 = analyse(root, FIX / "snippets")
+    paths = {Path(e.path).parent.name: e for e in ds2.errors}
+    assert set(paths) == {"broken", "negative"}
+    assert "median" in paths["negative"].field
+    assert set(ds2.runners) == {"fixture-a", "fixture-b"}     # the good files still load
+
+
+def test_empty_data(tmp_path: Path) -> None:
+    ds2 = analyse(tmp_path / "nothing", FIX / "snippets")
+    assert ds2.measurements == [] and ds2.errors == []
+    assert ds2.recommendations(TOPIC) == []
+    assert _claim(ds2, "fast_beats_default").summary == "no results yet"
