@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced (not run) by the scripts in scripts/ci: find or build the Python environment
 # a CI job uses, so that a job runs the same way on a GitHub runner and on this machine.
 #

@@ -31,7 +31,9 @@ if [ "${TFPERF_DRY_RUN:-0}" = 1 ]; then
     echo "open-pr.sh: dry run: committed $(git rev-parse --short HEAD); would push to $branch and open a PR into $base"
     exit 0
 fi
-git push --force origin "HEAD:refs/heads/$branch"
+# The checkout kept no token: authenticate this one push through gh (GH_TOKEN).
+git -c credential.helper= -c 'credential.helper=!gh auth git-credential' \
+    push --force origin "HEAD:refs/heads/$branch"
 open="$(gh pr list --head "$branch" --base "$base" --state open --json number --jq '.[0].number // empty')"
 if [ -n "$open" ]; then
     echo "open-pr.sh: updated pull request #$open"

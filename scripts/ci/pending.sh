@@ -19,7 +19,9 @@ if [ "$open" = 0 ]; then
     echo "pending.sh: no open pull request from $branch: nothing to collect"
     exit 0
 fi
-git fetch --no-tags --depth=1 origin "refs/heads/$branch"
+# The checkout kept no token: authenticate this one fetch through gh (GH_TOKEN).
+git -c credential.helper= -c 'credential.helper=!gh auth git-credential' \
+    fetch --no-tags --depth=1 origin "refs/heads/$branch"
 n=0
 while IFS= read -r path; do
     case "$path" in data/results/*/*.json) ;; *) continue;; esac
