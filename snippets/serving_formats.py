@@ -339,6 +339,7 @@ if __name__ == "__main__":
         "Keras model(x)": (keras_call, setup_keras),
         "tf.function": (tf_function_call, setup_tf_function),
         "frozen graph": (frozen_call, setup_frozen),
+        "frozen, in tf.function": (frozen_call, setup_frozen_imported),
         "Graph Transform tool": (frozen_call, setup_graph_transforms),
         "SavedModel signature": (saved_model_call, setup_saved_model),
         "TFLite (XNNPACK)": (tflite_call, setup_tflite),
