@@ -1,0 +1,57 @@
+"""The "Faults we test" page is generated from the tests: every fault test has a row, every
+row has a test, and a cited test that disappears is an error (no TensorFlow)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfperf.render import faults
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_fault_test_has_a_row_and_every_row_a_test() -> None:
+    rows = faults.collect(ROOT)
+    cited = {t for r in rows for t in r.tests}
+    for path in sorted((ROOT / "tests").glob("test_faults_*.py")):
+        if path.name == "test_faults_page.py":
+            continue
+        for name in faults.test_functions(path):
+            assert f"tests/{path.name}::{name}" in cited, f"{path.name}::{name} has no Fault:/Happens:/Kept: docstring"
+    for test in cited:
+        file, name = test.split("::")
+        assert name in faults.test_functions(ROOT / file), test
+    assert all(r.fault and r.happens and r.kept for r in rows)
+    # The issue's list of faults, each present.
+    text = " ".join(r.fault for r in rows)
+    for needle in ("SIGINT", "SIGTERM", "SIGKILL", "same moment", "malformed JSON", "unknown schema version",
+                   "NaN", "missing", "raises", "hangs", "kills its worker", "memory", "script", "path traversal",
+                   "twice"):
+        assert needle in text, needle
+
+
+def test_missing_cited_test_or_incomplete_docstring_is_an_error(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "tests").mkdir()
+    monkeypatch.setattr(faults, "REFERENCED", (faults.FaultRow("x", "y", "z", ("tests/test_gone.py::test_gone",)),))
+    with pytest.raises(faults.FaultsError, match="test_gone.py::test_gone, which does not exist"):
+        faults.collect(tmp_path)
+    monkeypatch.setattr(faults, "REFERENCED", ())
+    (tmp_path / "tests" / "test_x.py").write_text('def test_a():\n    """Fault: something.\n    Happens: it."""\n')
+    with pytest.raises(faults.FaultsError, match="lacks Kept:"):
+        faults.collect(tmp_path)
+
+
+def test_table_escapes_and_fills_only_the_placeholder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(faults, "REFERENCED", ())
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        'def test_a():\n    """Fault: <script>alert(1)</script> | pipe.\n    Happens: shown as text.\n'
+        '    Kept: all."""\n\ndef test_plain():\n    """Not a fault test."""\n')
+    page = "# Faults\n\n<!-- faults:table -->\n\nafter\n"
+    out = faults.fill(page, tmp_path)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; \\| pipe." in out and "<script>" not in out
+    assert out.count("\n| ") == 2 and "`tests/test_x.py::test_a`" in out and out.endswith("after\n")
+    assert faults.fill("no placeholder\n", tmp_path) == "no placeholder\n"
