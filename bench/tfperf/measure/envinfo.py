@@ -142,6 +142,12 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
     # tf.keras is Keras 3 unless TF_USE_LEGACY_KERAS=1 made it tf_keras (Keras 2).
     legacy = "tf_keras" in getattr(tf.keras, "__name__", "")
     versions["keras"] = versions["tf_keras"] if legacy else versions["keras3"]
+    try:  # whether this build has the oneDNN (formerly MKL) kernels at all
+        from tensorflow.python.util import _pywrap_util_port
+
+        onednn_built = bool(_pywrap_util_port.IsMklEnabled())
+    except Exception:  # noqa: BLE001 - private API; absence is recorded as unknown
+        onednn_built = None
     onednn_env = os.environ.get("TF_ENABLE_ONEDNN_OPTS")
     # oneDNN is on by default on x86 Linux and Windows builds since TF 2.9.
     onednn_default = platform.machine().lower() in ("x86_64", "amd64")
@@ -152,6 +158,8 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
         "cudnn": (build or {}).get("cudnn_version") if gpus else None,
         "gpus": gpus,
         "onednn": onednn_default if onednn_env is None else onednn_env not in ("0", "false", "False"),
+        "onednn_built": onednn_built,
+        "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
         "threads": {
             "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
             "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
