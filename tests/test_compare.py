@@ -88,3 +88,9 @@ def test_cli_missing_results_file_is_one_clear_error(tmp_path: Path, capsys: pyt
     assert main(["compare", "--results", str(missing), "--published", str(RESULTS)]) == 2
     err = capsys.readouterr().err
     assert str(missing) in err and "(file)" in err
+
+
+def test_terminal_units_round_up_cleanly() -> None:
+    from tfperf.analyse.versus_text import seconds
+
+    assert [seconds(x) for x in (0.0009996, 0.000999, 2.5e-7, None)] == ["1 ms", "999 us", "250 ns", "-"]

@@ -11,7 +11,7 @@ def seconds(x: float | None) -> str:
     if x is None:
         return "-"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(x) >= scale:
+        if abs(x) >= scale * 0.9995:        # 0.9996 ms is "1 ms", not "1e+03 us"
             return f"{x / scale:.3g} {unit}"
     return f"{x / 1e-9:.3g} ns"
 
