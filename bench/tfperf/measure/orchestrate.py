@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import selectors
 import signal
 import subprocess
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .. import HARNESS_VERSION, __version__, store
+from .. import HARNESS_VERSION, store
 from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
 from ..stats import ratio_ci
@@ -161,6 +162,8 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
                     payload = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
                                "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
                     groups.setdefault(c.group_key, []).append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
+    for key in groups:
+        groups[key] = _shuffle_variants(groups[key])
     # The A/A pair: a case from the middle of each group (not the first, which runs right
     # after the TensorFlow import) is measured again at the end of the group.
     for tasks in groups.values():
@@ -170,6 +173,24 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
             a = measured[len(measured) // 2]
             tasks.append(Task(a.id + "#aa", "aa", a.case, a.key, dict(a.payload)))
     return Plan(groups, skipped, total)
+
+
+def _shuffle_variants(tasks: list[Task]) -> list[Task]:
+    """Within each parameter combination, keep the reference first (the others are
+    checked against its output) and put the other variants in a random order, seeded by
+    the combination, so that a variant's position in the process (after which other
+    variants, how long after the import) is not a systematic bias of its timing."""
+    slots: dict[str, list[Task]] = {}
+    for t in tasks:
+        slots.setdefault(t.payload["slot"], []).append(t)
+    out: list[Task] = []
+    for slot, items in slots.items():
+        cases = [t for t in items if t.kind == "case"]
+        ref = [t for t in cases if t.case.is_reference]
+        rest = [t for t in cases if not t.case.is_reference]
+        random.Random(slot).shuffle(rest)
+        out += ref + rest + [t for t in items if t.kind != "case"]
+    return out
 
 
 class _Interrupted(Exception):
