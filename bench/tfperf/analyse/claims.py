@@ -1,5 +1,9 @@
 """Verdicts on the claims a topic makes ("A is faster than B where ..."): per scenario,
-per runner ("holds on N of M runners"), and across software versions (flips)."""
+per runner ("holds on N of M runners"), and across software versions (flips).
+
+Two kinds of claim: ``claims:`` compare two variants inside one settings group;
+``settings_claims:`` compare two settings groups (``faster_settings`` against
+``slower_settings``, merged into the scenario's other settings) for the same variant."""
 
 from __future__ import annotations
 
@@ -103,6 +107,61 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
     return result
 
 
+def is_settings_claim(claim: dict[str, Any]) -> bool:
+    return "faster_settings" in claim or "slower_settings" in claim
+
+
+def _has(settings: dict[str, str], want: dict[str, Any]) -> bool:
+    return all(str(settings.get(k)) == str(v) for k, v in want.items())
+
+
+def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measurement], topic: str,
+                         noise: list[Noise], cache: RatioCache) -> ClaimResult:
+    """A claim between two settings groups. A scenario is a runner, the parameters and the
+    settings the claim does not set; ``where`` may name parameters and those settings.
+    The noise floor is the larger of the two groups' floors."""
+    faster, slower = str(claim.get("faster")), str(claim.get("slower"))
+    fs = {str(k): str(v) for k, v in (claim.get("faster_settings") or {}).items()}
+    ss = {str(k): str(v) for k, v in (claim.get("slower_settings") or {}).items()}
+    keys = set(fs) | set(ss)
+    ms = [m for m in measurements if m.topic == topic]
+    index = {(m.runner, m.params_id, m.variant, m.settings_id): m for m in ms}
+    checks: list[ClaimCheck] = []
+    for f in ms:
+        if f.variant != faster or not _has(f.settings, fs):
+            continue
+        common = {k: v for k, v in f.settings.items() if k not in keys}
+        s = index.get((f.runner, f.params_id, slower, settings_id({**common, **ss})))
+        sc = Scenario(f.runner, topic, f.params, common)
+        if s is None or not sc.matches(claim.get("where")):
+            continue
+        sc.variants = {f.settings_id: f, s.settings_id: s}
+        if not (f.ok and s.ok):
+            bad = f if not f.ok else s
+            checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
+                                     f"{bad.settings_id}: {exclusion_reason(bad)}"))
+            continue
+        nf = max(noise_floor(noise, f.runner, f.settings_id), noise_floor(noise, s.runner, s.settings_id),
+                 key=lambda n: n.value)
+        r = cache.ratio(s.samples, f.samples)
+        note = f"{f.settings_id}: output outside tolerance" if f.within_tolerance is False else None
+        checks.append(ClaimCheck(str(claim.get("id")), sc, r, nf, stats.verdict(r.low, r.high, nf.value), note))
+    checks.sort(key=lambda c: c.scenario.key)
+    result = ClaimResult(claim=claim, checks=checks)
+    per_runner: dict[str, list[str]] = defaultdict(list)
+    for ch in checks:
+        per_runner[ch.scenario.runner].append(ch.verdict)
+    result.by_runner = {r: runner_verdict(v) for r, v in sorted(per_runner.items())}
+    return result
+
+
+def check_any_claim(claim: dict[str, Any], measurements: list[Measurement], topic: str,
+                    noise: list[Noise], cache: RatioCache) -> ClaimResult:
+    if is_settings_claim(claim):
+        return check_settings_claim(claim, measurements, topic, noise, cache)
+    return check_claim(claim, scenarios(measurements, topic), noise, cache)
+
+
 @dataclass
 class ClaimTrend:
     """A claim's verdict per software version on one runner, for one scenario."""
@@ -138,7 +197,7 @@ def claim_trends(claim: dict[str, Any], hist: list[Measurement], topic: str, noi
             by_version[m.version].append(m)
     table: dict[tuple[str, str], dict[str, ClaimCheck]] = defaultdict(dict)
     for version in sorted(by_version, key=version_sort_key):
-        res = check_claim(claim, scenarios(by_version[version], topic), noise, cache)
+        res = check_any_claim(claim, by_version[version], topic, noise, cache)
         for ch in res.checks:
             sid = f"{settings_id(ch.scenario.settings)} {ch.scenario.key[2]}"
             table[(ch.scenario.runner, sid)][version] = ch

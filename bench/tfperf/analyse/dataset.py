@@ -12,12 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CaseGridError, ResultsFileError, TfperfError
-from .claims import ClaimResult, ClaimTrend, check_claim, claim_trends
+from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
+from .claims import (ClaimResult, ClaimTrend, check_claim, check_settings_claim, claim_trends,
+                     is_settings_claim)
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .noise import noise_floor
 from .ratios import RatioCache
-from .records import Measurement, Noise, Runner, read_documents, settings_id
+from .records import Measurement, Noise, Runner, params_id, read_documents, settings_id
 from .select import TopicInfo, current, history, mark_stale
+from .settings import SettingsSpeedup, settings_speedups
 from .source import load_results
 
 
@@ -34,15 +37,58 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
             continue
         labels = {v: str((d or {}).get("label", v)) for v, d in t.variants.items()}
         order: dict[str, list] = {}
+        sorder: dict[str, list] = {}
         for prof in ("full", "quick"):
             for k, vals in ((t.data["profiles"].get(prof) or {}).get("params") or {}).items():
                 order.setdefault(k, [])
                 order[k] += [v for v in vals if v not in order[k]]
+            for k, vals in ((t.data["profiles"].get(prof) or {}).get("settings") or {}).items():
+                sorder.setdefault(k, [])
+                sorder[k] += [str(v) for v in vals if str(v) not in sorder[k]]
+        try:
+            extra = _settings_fields(t.data, str(path))
+        except CaseGridError as exc:
+            errors.append(exc)
+            continue
         topics[t.name] = TopicInfo(name=t.name, title=t.title, snippet_hash=t.snippet_hash,
                                    default=str(t.data["default"]), reference=str(t.data["reference"]),
                                    claims=tuple(c for c in t.claims if isinstance(c, dict)),
-                                   variant_labels=labels, yaml_path=str(path), param_values=order)
+                                   variant_labels=labels, yaml_path=str(path), param_values=order,
+                                   settings_values=sorder, **extra)
     return topics, errors
+
+
+def _settings_fields(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """baseline_settings, settings_claims, settings_labels and per_call of a topic YAML,
+    checked (a mistake names the file and the field)."""
+    def mapping(name: str) -> dict[str, Any]:
+        v = data.get(name) or {}
+        if not isinstance(v, dict):
+            raise CaseGridError(path, name, "must be a mapping")
+        return v
+
+    baseline = {str(k): str(v) for k, v in mapping("baseline_settings").items()}
+    labels = {}
+    for k, v in mapping("settings_labels").items():
+        if not isinstance(v, dict):
+            raise CaseGridError(path, f"settings_labels.{k}", "must map values to labels")
+        labels[str(k)] = {str(a): str(b) for a, b in v.items()}
+    claims = data.get("settings_claims") or []
+    if not isinstance(claims, list):
+        raise CaseGridError(path, "settings_claims", "must be a list")
+    for i, c in enumerate(claims):
+        for fld in ("id", "faster", "slower", "faster_settings", "slower_settings"):
+            if not isinstance(c, dict) or fld not in c:
+                raise CaseGridError(path, f"settings_claims.{i}.{fld}", "missing")
+        for fld in ("faster_settings", "slower_settings"):
+            if not isinstance(c[fld], dict) or not c[fld]:
+                raise CaseGridError(path, f"settings_claims.{i}.{fld}", "must be a non-empty mapping")
+    per_call = data.get("per_call")
+    if per_call is not None and not (isinstance(per_call, dict) and per_call.get("divide_by")):
+        raise CaseGridError(path, "per_call.divide_by", "missing (the parameter one call is divided by)")
+    return {"baseline_settings": baseline, "settings_labels": labels, "settings_claims": tuple(claims),
+            "per_call": {"divide_by": str(per_call["divide_by"]), "unit": str(per_call.get("unit") or "unit")}
+            if per_call else None}
 
 
 @dataclass
@@ -80,8 +126,9 @@ class Dataset:
         return info.variant_labels.get(variant, variant) if info else variant
 
     def claims_of(self, topic: str) -> list[dict[str, Any]]:
+        """The topic's claims: between variants, then between settings groups."""
         info = self.topics.get(topic)
-        return list(info.claims) if info else []
+        return [*info.claims, *info.settings_claims] if info else []
 
     def claim(self, topic: str, claim_id: str) -> dict[str, Any] | None:
         return next((c for c in self.claims_of(topic) if str(c.get("id")) == claim_id), None)
@@ -100,8 +147,9 @@ class Dataset:
 
     def claim_results(self, topic: str) -> list[ClaimResult]:
         if topic not in self._claims:
-            self._claims[topic] = [check_claim(c, self.scenarios(topic), self.noise, self.cache)
-                                   for c in self.claims_of(topic)]
+            self._claims[topic] = [
+                check_settings_claim(c, self.current, topic, self.noise, self.cache) if is_settings_claim(c)
+                else check_claim(c, self.scenarios(topic), self.noise, self.cache) for c in self.claims_of(topic)]
         return self._claims[topic]
 
     def claim_result(self, topic: str, claim_id: str) -> ClaimResult | None:
@@ -112,6 +160,86 @@ class Dataset:
             self._trends[topic] = [t for c in self.claims_of(topic)
                                    for t in claim_trends(c, self.history, topic, self.noise, self.cache)]
         return self._trends[topic]
+
+    def settings_speedups(self, topic: str) -> list[SettingsSpeedup]:
+        """Each settings group against the topic's ``baseline_settings`` (empty when the
+        topic declares none)."""
+        info = self.topics.get(topic)
+        if info is None or not info.baseline_settings:
+            return []
+        if topic not in self._settings:
+            self._settings[topic] = settings_speedups(self.current, topic, info.baseline_settings,
+                                                      self.noise, self.cache)
+        return self._settings[topic]
+
+    def settings_rows(self, topic: str) -> list[dict[str, Any]]:
+        """One row per (runner, case) with its speedup over the baseline settings: the data
+        behind a settings chart (current results only)."""
+        rows = []
+        for sp in self.settings_speedups(topic):
+            m = sp.measurement
+            div = self.per_call_divisor(topic, m.params)
+            rows.append({
+                "runner": m.runner, "version": m.version,
+                **{f"p_{k}": v for k, v in m.params.items()},
+                **{f"s_{k}": v for k, v in m.settings.items()},
+                **{f"l_{k}": self.setting_label(topic, k, v) for k, v in m.settings.items()},
+                "variant": m.variant, "label": self.label(topic, m.variant),
+                "median": _div(m.median, div), "ci_low": _div(m.ci_low, div), "ci_high": _div(m.ci_high, div),
+                "n": m.n,
+                "speedup": sp.ratio.point if sp.ratio else None,
+                "speedup_low": sp.ratio.low if sp.ratio else None,
+                "speedup_high": sp.ratio.high if sp.ratio else None,
+                "verdict": "baseline" if sp.is_baseline else (sp.verdict or sp.problem or "–"),
+                "noise": sp.noise.value if sp.noise else None,
+                "status": "stale" if m.stale else ("ok" if m.ok else m.status),
+                "commit": (m.commit or "")[:10], "date": m.finished_at.date().isoformat(),
+            })
+        return rows
+
+    def breakeven(self, topic: str, baseline: str, candidate: str) -> list[tuple[BreakEven, list[Measurement]]]:
+        """Per runner and scenario: after how many calls ``candidate``'s slower first call is
+        repaid (``breakeven.breakeven_table`` over the current ok results), with the two
+        measurements it was computed from."""
+        out = []
+        by_runner: dict[str, list[Measurement]] = {}
+        for m in self.current:
+            if m.topic == topic and m.ok and m.first_call_s is not None and m.variant in (baseline, candidate):
+                by_runner.setdefault(m.runner, []).append(m)
+        for runner, ms in sorted(by_runner.items()):
+            index = {(m.settings_id, m.params_id, m.variant): m for m in ms}
+            for row in breakeven_table([_as_result(m) for m in ms], baseline, candidate, runner=runner):
+                k = (settings_id(row.settings), params_id(row.params))
+                out.append((row, [index[(*k, baseline)], index[(*k, candidate)]]))
+        return out
+
+    def ten_runs(self, topic: str, runs: int = 10) -> list[tuple[Measurement, TenRunView]]:
+        """What one ``runs``-call mean would have said, beside the median, per current ok result."""
+        out = []
+        for m in self.current:
+            if m.topic == topic and m.ok:
+                view = ten_run_view(m.samples, m.inner_loops, runs)
+                if view is not None:
+                    out.append((m, view))
+        return out
+
+    def setting_label(self, topic: str, name: str, value: str) -> str:
+        info = self.topics.get(topic)
+        return info.setting_label(name, value) if info else f"{name}={value}"
+
+    def unit(self, topic: str) -> str:
+        """What one timed quantity is: "call", or the YAML's ``per_call.unit`` (e.g. "step")."""
+        info = self.topics.get(topic)
+        return info.per_call["unit"] if info and info.per_call else "call"
+
+    def per_call_divisor(self, topic: str, params: dict[str, Any]) -> float:
+        """How many units one call does (``per_call.divide_by`` names the parameter); 1 if
+        the topic declares none or the parameter is not a positive number."""
+        info = self.topics.get(topic)
+        if not (info and info.per_call):
+            return 1.0
+        v = params.get(info.per_call["divide_by"])
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else 1.0
 
     def versions(self, topic: str) -> list[str]:
         from .claims import version_sort_key
@@ -136,13 +264,15 @@ class Dataset:
         for m in pool + stale_current:
             d = base.get((m.runner, m.settings_id, m.params_id, m.version))
             sp = self.cache.ratio(d.samples, m.samples) if d is not None else None
+            div = self.per_call_divisor(topic, m.params)   # time per step where the YAML says so
             rows.append({
                 "runner": m.runner, "version": m.version, "tensorflow": m.tensorflow, "keras": m.keras,
                 "newest": newest_version.get((m.runner, m.settings_id), ("",))[0] == m.version,
                 **{f"p_{k}": v for k, v in m.params.items()},
                 **{f"s_{k}": v for k, v in m.settings.items()},
                 "variant": m.variant, "label": self.label(topic, m.variant),
-                "median": m.median, "ci_low": m.ci_low, "ci_high": m.ci_high, "n": m.n,
+                "median": _div(m.median, div), "ci_low": _div(m.ci_low, div), "ci_high": _div(m.ci_high, div),
+                "n": m.n,
                 "first_call": m.first_call_s,
                 "speedup": sp.point if sp else None, "speedup_low": sp.low if sp else None,
                 "speedup_high": sp.high if sp else None,
@@ -162,6 +292,19 @@ class Dataset:
         self._recs: dict[str, list[Recommendation]] = {}
         self._claims: dict[str, list[ClaimResult]] = {}
         self._trends: dict[str, list[ClaimTrend]] = {}
+        self._settings: dict[str, list[SettingsSpeedup]] = {}
+
+
+def _as_result(m: Measurement) -> dict[str, Any]:
+    """The fields of a stored result that ``breakeven.breakeven_table`` reads."""
+    return {"case_id": m.case_id, "status": m.status, "variant": m.variant, "params": m.params,
+            "settings": m.settings, "first_call_s": m.first_call_s, "finished_at": m.finished_at.isoformat(),
+            "timing": {"samples": list(m.samples), "inner_loops": m.inner_loops,
+                       "summary": {"median": m.median, "ci_low": m.ci_low, "ci_high": m.ci_high}}}
+
+
+def _div(x: float | None, by: float) -> float | None:
+    return None if x is None else x / by
 
 
 def analyse(results_root: str | Path, snippets_dir: str | Path, cache: RatioCache | None = None) -> Dataset:

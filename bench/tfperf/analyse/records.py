@@ -56,6 +56,8 @@ class Measurement:
     finished_at: datetime
     stale: bool = False
     stale_reason: str | None = None
+    metrics: dict[str, float] = field(default_factory=dict)   # result.metrics (load_s, file_bytes, ...)
+    inner_loops: int = 1                                      # calls per stored sample
 
     @property
     def ok(self) -> bool:
@@ -182,4 +184,7 @@ def _measurement(source: Source, runner: str, r: dict[str, Any], envs: dict[str,
         max_abs_diff=output.get("max_abs_diff"), max_rel_diff=output.get("max_rel_diff"),
         key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
+        metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
+                 if isinstance(v, (int, float)) and not isinstance(v, bool)},
+        inner_loops=max(1, int(timing.get("inner_loops") or 1)),
     )

@@ -27,6 +27,23 @@ class TopicInfo:
     variant_labels: dict[str, str]
     yaml_path: str
     param_values: dict[str, list] = field(default_factory=dict)   # declared order, all profiles
+    # Comparisons between process settings (e.g. cpu_threads): the group every other group
+    # is compared with, the claims that compare groups, and how to name a setting's values.
+    baseline_settings: dict[str, str] = field(default_factory=dict)
+    settings_claims: tuple[dict, ...] = ()
+    settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    settings_values: dict[str, list] = field(default_factory=dict)  # declared order, all profiles
+    # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
+    per_call: dict[str, str] | None = None
+
+    def setting_label(self, name: str, value: str) -> str:
+        """The YAML's `settings_labels` text for one value ("*" is a template), else name=value."""
+        labels = self.settings_labels.get(name) or {}
+        if str(value) in labels:
+            return labels[str(value)]
+        if "*" in labels:
+            return labels["*"].replace("{value}", str(value))
+        return f"{name}={value}"
 
 
 def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo],
