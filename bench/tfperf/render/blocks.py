@@ -13,7 +13,8 @@ from typing import Any, Callable, Iterable
 
 from .. import stats
 from ..analyse import Dataset
-from ..analyse.claims import NO_DATA
+from ..analyse.claims import NO_DATA, is_settings_claim
+from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
 from .charts import ChartError, chart_spec
@@ -104,8 +105,10 @@ def _topic_measurements(ctx: Context, topic: str) -> list[Measurement]:
 def block_chart(d: Directive, ctx: Context) -> Markup:
     topic = str(d.topic)
     ds = ctx.ds
-    rows = ds.chart_rows(topic)
     view = d.options.get("view", "latency")
+    if view == "settings":
+        return _settings_chart(d, ctx)
+    rows = ds.chart_rows(topic)
     if view == "trend" and len(ds.versions(topic)) < 2:
         return admonition("info", "One software version so far",
                           "This topic has been measured with one TensorFlow/Keras version only; "
@@ -116,7 +119,8 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     info = ds.topics.get(topic)
     order = info.param_values if info else None
     kwargs = dict(view=view, x=d.options.get("x"), facet=d.options.get("facet"),
-                  default_label=ds.label(topic, default), title=d.options.get("title"), order=order)
+                  default_label=ds.label(topic, default), title=d.options.get("title"), order=order,
+                  unit=ds.unit(topic))
     try:
         spec = chart_spec(rows, **kwargs)  # type: ignore[arg-type]
         static = chart_spec(rows, static=True, **kwargs)  # type: ignore[arg-type]
@@ -128,6 +132,39 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
                                                                alt_text)
                   + "<figcaption>" + provenance(ctx, ms) + "</figcaption></figure>")
+
+
+def _settings_chart(d: Directive, ctx: Context) -> Markup:
+    """``view=settings``: a setting on the x axis, speedups over the baseline settings."""
+    from .settings_chart import settings_chart_spec
+
+    topic, ds = str(d.topic), ctx.ds
+    info = ds.topics.get(topic)
+    if info is None or not info.baseline_settings:
+        raise DirectiveError(f"{d.text}: topic {topic} declares no baseline_settings")
+    if not d.options.get("x"):
+        raise DirectiveError(f"{d.text}: view=settings needs x=<setting>")
+    rows = ds.settings_rows(topic)
+    if not rows:
+        return no_results(ds, f"Settings chart of {topic}")
+    base = ", ".join(ds.setting_label(topic, k, v) for k, v in info.baseline_settings.items())
+    kwargs = dict(x=d.options["x"], color=d.options.get("color"), facet=d.options.get("facet"),
+                  row=d.options.get("row"), baseline_label=base, title=d.options.get("title"),
+                  settings_order=info.settings_values, param_order=info.param_values)
+    try:
+        spec = settings_chart_spec(rows, **kwargs)  # type: ignore[arg-type]
+        static = settings_chart_spec(rows, static=True, **kwargs)  # type: ignore[arg-type]
+    except ChartError as exc:
+        raise DirectiveError(f"{d.text}: {exc}") from None
+    svg = ctx.svgs.svg_name(static)
+    ms = [s.measurement for s in ds.settings_speedups(topic)]
+    x = str(d.options["x"])
+    values = sorted({str(r.get(f"s_{x}")) for r in rows}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v))
+    key = join([join([element("code", v), ": ", ds.setting_label(topic, x, v)]) for v in values], "; ")
+    return Markup('<figure class="tfperf-figure">'
+                  + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg, f"{x} chart of {topic}")
+                  + f'<figcaption><p class="tfperf-legend-key">{h(x)}: {key}</p>' + provenance(ctx, ms)
+                  + "</figcaption></figure>")
 
 
 def _scenario_text(params: dict[str, Any]) -> str:
@@ -154,7 +191,12 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                 verdict: Any = "–"
             else:
                 best = join([element("code", ds.label(topic, r.best))])
-                sp = times_ci(r.speedup.point, r.speedup.low, r.speedup.high) if r.speedup else "default failed"
+                if r.speedup:
+                    sp = times_ci(r.speedup.point, r.speedup.low, r.speedup.high)
+                elif r.default not in sc.variants:    # e.g. train_step's eager=off group: by design
+                    sp = element("em", "default not measured in this setting")
+                else:
+                    sp = join(["default failed: ", exclusion_reason(sc.variants[r.default]) or "no timing"])
                 if r.best == r.default:
                     verdict = element("span", "the default is fastest", class_="tfperf-verdict tfperf-inconclusive")
                 elif r.verdict == stats.HOLDS:
@@ -202,7 +244,13 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
                       f"±{percent(ch.noise.value)}" if ch.noise else "–", verdict_badge(ch.verdict),
                       ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
         if scen_rows:
-            faster, slower = ds.label(topic, str(cr.claim.get("faster"))), ds.label(topic, str(cr.claim.get("slower")))
+            if is_settings_claim(cr.claim):
+                faster, slower = (", ".join(ds.setting_label(topic, k, v)
+                                            for k, v in (cr.claim.get(side) or {}).items())
+                                  for side in ("faster_settings", "slower_settings"))
+            else:
+                faster, slower = (ds.label(topic, str(cr.claim.get("faster"))),
+                                  ds.label(topic, str(cr.claim.get("slower"))))
             details.append(Markup(
                 f'<details class="tfperf-claim-detail"><summary>{h(cr.id)}: every scenario '
                 f"(speedup of {h(faster)} over {h(slower)})</summary>"
@@ -366,4 +414,9 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "trends": block_trends, "breakdown": block_breakdown, "notebook": block_notebook,
     "findings": block_findings, "runners": block_runners, "datafiles": block_datafiles, "errors": block_errors,
 }
-NEEDS_TOPIC = {"chart", "recommendations", "claims", "trends", "breakdown", "notebook"}
+NEEDS_TOPIC = {"chart", "recommendations", "claims", "trends", "breakdown", "notebook",
+               "settings", "metrics", "breakeven", "tenrun"}
+
+from .topic_blocks import EXTRA_BLOCKS  # noqa: E402  (they import Context and helpers from here)
+
+BLOCKS.update(EXTRA_BLOCKS)

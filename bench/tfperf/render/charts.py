@@ -46,7 +46,8 @@ def _spans_decades(rows: list[dict[str, Any]], fields: list[str]) -> bool:
 
 def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, facet: str | None = None,
                default_label: str = "the default", title: str | None = None,
-               static: bool = False, order: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+               static: bool = False, order: dict[str, list[Any]] | None = None,
+               unit: str = "call") -> dict[str, Any]:
     """A Vega-Lite spec for one view of a topic. ``x`` and ``facet`` are parameter names.
 
     ``static=True`` keeps only the rows the initial choices show (for the SVG fallback,
@@ -98,6 +99,10 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
         else:
             conds.append(f"datum['{fld}'] == {name}")
     yf, ylo, yhi, ytitle = _Y[view]
+    if unit != "call" and view in ("latency", "trend"):
+        ytitle = f"time per {unit}"
+    elif unit != "call" and view == "first_call":
+        ytitle = "first call (tracing, building; one whole call)"
     if view == "speedup":
         ytitle = f"speedup over {default_label} (×, higher is faster)"
     filt = " && ".join(conds) + f" && isValid(datum['{yf}'])"

@@ -25,6 +25,10 @@ def _where(obj_params: dict[str, Any], obj_settings: dict[str, str], where: dict
     return True
 
 
+def _div(x: float | None, by: float) -> float | None:
+    return None if x is None else x / by
+
+
 def render_inline(d: Directive, ds: Dataset) -> Markup:
     if d.kind == "runners":
         return _fig(str(len({m.runner for m in ds.current if m.ok})), "runners with results")
@@ -59,12 +63,15 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
               and (runner is None or m.runner == runner) and _where(m.params, m.settings, opts)]
         if not ms:
             return _nodata(f"{topic}/{name}")
+        unit = ds.unit(topic)
+        per = "" if unit == "call" else f" per {unit}"     # the YAML's per_call: time per step
         if len(ms) == 1:
             m = ms[0]
-            return _fig(f"{seconds(m.median)} (95% CI {seconds(m.ci_low)}–{seconds(m.ci_high)})",
+            div = ds.per_call_divisor(topic, m.params)
+            return _fig(f"{seconds(m.median / div)}{per} (95% CI {seconds(_div(m.ci_low, div))}–{seconds(_div(m.ci_high, div))})",
                         f"runner {m.runner}, {m.settings_id}, {m.params_id}")
-        meds = sorted(m.median for m in ms if m.median is not None)
-        return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}", f"{len(ms)} cases")
+        meds = sorted(m.median / ds.per_call_divisor(topic, m.params) for m in ms if m.median is not None)
+        return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}{per}", f"{len(ms)} cases")
     raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")
 
 

@@ -1,0 +1,308 @@
+"""Block kinds for what some topics need beyond the common ones:
+
+* ``settings``  – each settings group against the topic's baseline settings (cpu_threads);
+* ``metrics``   – numbers a setup reports (load time, file size) beside the latency (serving);
+* ``breakeven`` – after how many calls a slower first call pays off (XLA);
+* ``tenrun``    – a single ten-call mean beside the median and its CI (XLA).
+
+Placeholders::
+
+    <!-- tfperf:settings cpu_threads threads=default,inter1,omp1 onednn=1 -->
+    <!-- tfperf:metrics serving_formats fields=load_s,convert_s,file_bytes -->
+    <!-- tfperf:breakeven xla_jit baseline=function candidate=xla -->
+    <!-- tfperf:tenrun xla_jit -->
+
+Statistics come from the analysis; this module lays them out.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from .. import stats
+from ..analyse.records import Measurement, params_id, settings_id
+from .blocks import Context, no_results, provenance, stale_mark
+from .directives import Directive, DirectiveError
+from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times_ci
+
+
+def _scenario(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
+
+
+def _variants(ctx: Context, topic: str, *names: str) -> None:
+    info = ctx.ds.topics.get(topic)
+    for n in names:
+        if info is not None and n not in info.variant_labels:
+            raise DirectiveError(f"topic {topic} has no variant {n!r} (variants: {', '.join(info.variant_labels)})")
+
+
+# -- settings against the baseline --------------------------------------------------------
+
+def block_settings(d: Directive, ctx: Context) -> Markup:
+    """Per runner: one row per settings group, one column per parameter combination; each
+    cell the group's speedup over the baseline settings with its CI and verdict. Options
+    naming a setting keep only those values (``threads=default,inter1,omp1``)."""
+    topic, ds = str(d.topic), ctx.ds
+    info = ds.topics.get(topic)
+    if info is None or not info.baseline_settings:
+        raise DirectiveError(f"{d.text}: topic {topic} declares no baseline_settings")
+    keep = {k: {str(v) for v in str(vals).split(",")} for k, vals in d.options.items()}
+    unknown = set(keep) - set(info.settings_values) - {k for s in ds.settings_speedups(topic) for k in s.settings}
+    if unknown:
+        raise DirectiveError(f"{d.text}: {', '.join(sorted(unknown))} is not a setting of {topic}")
+    sps = [s for s in ds.settings_speedups(topic)
+           if all(str(s.settings.get(k)) in vals for k, vals in keep.items())]
+    if not sps:
+        return no_results(ds, f"Settings of {topic}")
+    base_txt = ", ".join(ds.setting_label(topic, k, v) for k, v in info.baseline_settings.items())
+    by_runner: dict[str, list[Any]] = defaultdict(list)
+    for s in sps:
+        by_runner[s.runner].append(s)
+    out = []
+    for runner, items in sorted(by_runner.items()):
+        cols = sorted({(s.measurement.params_id, s.measurement.variant) for s in items}, key=_natural)
+        col_params = {(s.measurement.params_id, s.measurement.variant): s.params for s in items}
+        groups = sorted({s.measurement.settings_id for s in items}, key=lambda g: _group_key(g, info.settings_values))
+        cell = {(s.measurement.settings_id, s.measurement.params_id, s.measurement.variant): s for s in items}
+        several_variants = len({v for _p, v in cols}) > 1
+        rows = []
+        for g in groups:
+            sample = next(s for s in items if s.measurement.settings_id == g)
+            name = join([", ".join(ds.setting_label(topic, k, v) for k, v in sorted(sample.settings.items())),
+                         Markup("<br>"), element("small", g)])
+            cells: list[Any] = [name]
+            for c in cols:
+                s = cell.get((g, *c))
+                if s is None:
+                    cells.append("–")
+                elif s.is_baseline:
+                    cells.append(element("em", "baseline"))
+                elif s.ratio is None:
+                    cells.append(element("span", s.problem or "no ratio", class_="tfperf-nodata"))
+                else:
+                    cells.append(join([times_ci(s.ratio.point, s.ratio.low, s.ratio.high), Markup("<br>"),
+                                       _faster_badge(s.verdict, f" (noise ±{percent(s.noise.value)})" if s.noise else ""),
+                                       stale_mark([s.measurement])]))
+            rows.append(cells)
+        heads = ["settings", *[_scenario(col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
+                               for c in cols]]
+        ms = [m for s in items for m in (s.measurement, s.baseline) if m is not None]
+        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}: speedup over '
+                          f"{h(base_txt)}</summary>" + table(heads, rows) + provenance(ctx, ms) + "</details>"))
+    note = Markup("<p><small>Each cell: median time with the baseline settings / median time with these "
+                  "settings, same runner, parameters and code (above 1×: faster), with its 95% bootstrap CI; "
+                  "“faster” or “slower” only where the whole interval lies beyond the runner's noise floor.</small></p>")
+    return Markup("".join(out) + note)
+
+
+_FASTER = {stats.HOLDS: ("faster", "holds"), stats.DOES_NOT_HOLD: ("slower", "fails"),
+           stats.INCONCLUSIVE: ("within noise", "inconclusive")}
+
+
+def _faster_badge(verdict: str | None, extra: str) -> Markup:
+    """A settings group against the baseline: faster / slower / within noise."""
+    text, cls = _FASTER.get(verdict or "", (verdict or "–", "nodata"))
+    return element("span", text + extra, class_=f"tfperf-verdict tfperf-{cls}")
+
+
+def _natural(x: Any) -> tuple:
+    import re
+    return tuple(tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(p))) for p in x)
+
+
+def _group_key(sid: str, order: dict[str, list]) -> tuple:
+    """Settings groups in the YAML's declared order (numbers numerically)."""
+    key = []
+    for part in sid.split(","):
+        k, _, v = part.partition("=")
+        vals = [str(x) for x in order.get(k, [])]
+        if v in vals:
+            key.append((vals.index(v), 0, ""))
+        elif v.isdigit():
+            idx = vals.index("1..cores") if "1..cores" in vals else len(vals)
+            key.append((idx, int(v), ""))
+        else:
+            key.append((len(vals) + 1, 0, v))
+    return tuple(key)
+
+
+# -- metrics beside latency ---------------------------------------------------------------
+
+def _metric(name: str, v: float | None) -> str:
+    if v is None:
+        return "–"
+    if name.endswith("_s"):
+        return seconds(v)
+    if name.endswith("_bytes"):
+        for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+            if v >= scale:
+                return f"{v / scale:.3g} {unit}"
+        return f"{v:.0f} B"
+    return f"{v:.3g}"
+
+
+def _spread(name: str, vals: list[float]) -> str:
+    if not vals:
+        return "–"
+    lo, hi = min(vals), max(vals)
+    return _metric(name, lo) if hi - lo <= 1e-9 * max(abs(hi), 1e-30) else f"{_metric(name, lo)} – {_metric(name, hi)}"
+
+
+def block_metrics(d: Directive, ctx: Context) -> Markup:
+    """Per runner and settings group, one row per variant: the median time per call for each
+    value of ``columns`` (default: the first parameter with several values), then each
+    metric in ``fields`` (its range over those cases where they differ), then the output check."""
+    topic, ds = str(d.topic), ctx.ds
+    fields = [f for f in str(d.options.get("fields", "")).split(",") if f]
+    if not fields:
+        raise DirectiveError(f"{d.text}: needs fields=name,name (keys of result.metrics)")
+    ms = [m for m in ds.current if m.topic == topic]
+    if not ms:
+        return no_results(ds, f"Metrics of {topic}")
+    info = ds.topics.get(topic)
+    params = sorted({k for m in ms for k in m.params})
+    col = d.options.get("columns")
+    if col is not None and col not in params:
+        raise DirectiveError(f"{d.text}: columns={col!r} is not a parameter of {topic}")
+    if col is None:
+        multi = [p for p in params if len({str(m.params.get(p)) for m in ms}) > 1]
+        col = multi[0] if multi else None
+    order = (info.param_values.get(col) if info and col else None) or []
+    colvals = sorted({m.params.get(col) for m in ms} if col else {None},
+                     key=lambda v: (order.index(v) if v in order else len(order), str(v)))
+    unit = ds.unit(topic)
+    groups: dict[tuple[str, str, str], list[Measurement]] = defaultdict(list)
+    for m in ms:
+        rest = {k: v for k, v in m.params.items() if k != col}
+        groups[(m.runner, m.settings_id, params_id(rest))].append(m)
+    variant_order = list(info.variant_labels) if info else []
+    out = []
+    for (runner, sid, rest), gms in sorted(groups.items()):
+        rows = []
+        by_variant: dict[str, list[Measurement]] = defaultdict(list)
+        for m in gms:
+            by_variant[m.variant].append(m)
+        for v in sorted(by_variant, key=lambda v: (variant_order.index(v) if v in variant_order else 99, v)):
+            vms = by_variant[v]
+            cells: list[Any] = [element("code", ds.label(topic, v))]
+            for cv in colvals:
+                m = next((x for x in vms if x.params.get(col) == cv), None) if col else vms[0]
+                if m is None:
+                    cells.append("–")
+                elif not m.ok:
+                    cells.append(element("span", m.status, class_="tfperf-nodata", title=(m.error or "")[-300:]))
+                else:
+                    div = ds.per_call_divisor(topic, m.params)
+                    cells.append(join([seconds(m.median / div), stale_mark([m])]))
+            for f in fields:
+                cells.append(_spread(f, [m.metrics[f] for m in vms if f in m.metrics]))
+            bad = [m for m in vms if m.within_tolerance is False]
+            failed = [m for m in vms if m.status != "ok"]
+            if bad:
+                diff = max((m.max_abs_diff or 0.0) for m in bad)
+                check: Any = element("span", f"outside tolerance (max abs diff {diff:.3g})", class_="tfperf-verdict tfperf-fails")
+            elif failed:
+                check = element("span", f"{failed[0].status} in {len(failed)} case(s)", class_="tfperf-nodata")
+            elif all(m.within_tolerance is True or m.is_reference for m in vms):
+                check = "reference" if all(m.is_reference for m in vms) else "within tolerance"
+            else:
+                check = "not checked"
+            rows.append([*cells, check])
+        heads = ["variant", *[f"per {unit}, {col}={cv}" if col else f"per {unit}" for cv in colvals],
+                 *fields, "output"]
+        what = ", ".join(x for x in (sid if sid != "default" else "", rest if rest != "-" else "") if x)
+        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}'
+                          f"{h(' — ' + what if what else '')}</summary>" + table(heads, rows)
+                          + provenance(ctx, gms) + "</details>"))
+    note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(fields))}: as reported by each "
+                  "case's setup (a range where the cases of one variant differ).</small></p>")
+    return Markup("".join(out) + note)
+
+
+# -- break-even of a slower first call ----------------------------------------------------
+
+def _calls(n: int | None) -> str:
+    return "never" if n is None else str(n)
+
+
+def block_breakeven(d: Directive, ctx: Context) -> Markup:
+    topic, ds = str(d.topic), ctx.ds
+    baseline, candidate = d.options.get("baseline"), d.options.get("candidate")
+    if not baseline or not candidate:
+        raise DirectiveError(f"{d.text}: needs baseline=<variant> candidate=<variant>")
+    _variants(ctx, topic, baseline, candidate)
+    rows_be = ds.breakeven(topic, baseline, candidate)
+    if not rows_be:
+        return no_results(ds, f"Break-even of {candidate} against {baseline} in {topic}")
+    unit = ds.unit(topic)
+    lb, lc = ds.label(topic, baseline), ds.label(topic, candidate)
+    by_runner: dict[str, list[Any]] = defaultdict(list)
+    for row, ms in rows_be:
+        by_runner[str(row.runner)].append((row, ms))
+    out = []
+    for runner, items in sorted(by_runner.items()):
+        rows = []
+        for be, ms in items:
+            div = ds.per_call_divisor(topic, be.params)
+            rng = ("–" if be.calls is None and be.calls_best is None else
+                   f"{_calls(be.calls_best)} to {_calls(be.calls_worst)}")
+            label = element("strong", be.label) if be.calls is not None else element("span", "never", class_="tfperf-verdict tfperf-fails")
+            rows.append([settings_id(be.settings), _scenario(be.params), seconds(be.first_base), seconds(be.first_cand),
+                         seconds(be.median_base / div), seconds(be.median_cand / div), label, rng, stale_mark(ms)])
+        t = table(["settings", "parameters", f"first call, {lb}", f"first call, {lc}", f"median per {unit}, {lb}",
+                   f"median per {unit}, {lc}", f"{lc} pays off", "range (95% CIs)", ""], rows)
+        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
+                          + provenance(ctx, [m for _b, ms in items for m in ms]) + "</details>"))
+    per = (f" One call is {h(ds.topics[topic].per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
+           "the break-even counts calls." if ds.unit(topic) != "call" and topic in ds.topics else "")
+    note = Markup("<p><small>“after N calls”: from the N-th call on, N calls of the second take no longer in total "
+                  "than N calls of the first, first calls included; “never”: it is slower per call. The range uses "
+                  f"the ends of the two medians' 95% confidence intervals (“never” where the worst case never pays off).{per}</small></p>")
+    return Markup("".join(out) + note)
+
+
+# -- one ten-call mean against the median -------------------------------------------------
+
+def block_tenrun(d: Directive, ctx: Context) -> Markup:
+    topic, ds = str(d.topic), ctx.ds
+    runs = int(d.options.get("runs", 10))
+    views = ds.ten_runs(topic, runs)
+    if not views:
+        return no_results(ds, f"Ten-run view of {topic}")
+    order = list(ds.topics[topic].variant_labels) if topic in ds.topics else []
+    by_runner: dict[str, list[Any]] = defaultdict(list)
+    for m, v in views:
+        by_runner[m.runner].append((m, v))
+    out = []
+    windows: set[int] = set()
+    for runner, items in sorted(by_runner.items()):
+        items.sort(key=lambda mv: (mv[0].settings_id, _natural([mv[0].params_id]),
+                                   order.index(mv[0].variant) if mv[0].variant in order else 99))
+        rows = []
+        for m, v in items:
+            div = ds.per_call_divisor(topic, m.params)
+            windows.add(v.calls_per_window)
+            outside = (element("span", "outside the CI", class_="tfperf-verdict tfperf-fails")
+                       if v.first_mean_outside_ci else "inside")
+            rows.append([settings_id(m.settings), _scenario(m.params), element("code", ds.label(topic, m.variant)),
+                         seconds(v.first_mean / div), seconds_range(v.window_low / div, v.window_high / div),
+                         f"{seconds(v.median / div)} ({seconds_range(v.ci_low / div, v.ci_high / div)})",
+                         f"{(v.window_high - v.window_low) / v.median:.0%}", outside, stale_mark([m])])
+        t = table(["settings", "parameters", "variant", f"one {runs}-call mean", f"range of {runs}-call means",
+                   "median (95% CI)", "range / median", "the single mean is", ""], rows)
+        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
+                          + provenance(ctx, [m for m, _v in items]) + "</details>"))
+    more = sorted(w for w in windows if w > runs)
+    foot = (f" Where the harness timed several calls per sample, a window is a whole number of samples: "
+            f"{', '.join(str(w) for w in more)} calls instead of {runs} in some rows." if more else "")
+    note = Markup(f"<p><small>“one {runs}-call mean”: the mean of the first {runs} timed calls after warm-up, "
+                  f"what <code>timeit(number={runs}) / {runs}</code> would have printed; the range: the lowest and "
+                  f"highest such mean over every window of consecutive calls in the run.{h(foot)}</small></p>")
+    return Markup("".join(out) + note)
+
+
+EXTRA_BLOCKS = {"settings": block_settings, "metrics": block_metrics, "breakeven": block_breakeven,
+                "tenrun": block_tenrun}
+__all__ = ["EXTRA_BLOCKS"]

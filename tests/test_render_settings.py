@@ -1,0 +1,146 @@
+"""Settings comparisons (cpu_threads-like topics): speedups against baseline_settings,
+settings_claims verdicts, the settings chart and table. Frozen fixture:
+tests/fixtures/site/gaps/ (made by tests/fixtures/site/make_gaps_fixture.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tfperf import stats
+from tfperf.analyse import analyse
+from tfperf.analyse.settings import baseline_of
+from tfperf.render.blocks import Context, render_block
+from tfperf.render.directives import DirectiveError, parse_block
+from tfperf.render.embed import SvgCache
+from tfperf.render.settings_chart import settings_chart_spec, x_positions
+
+FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"
+T = "fixture_settings"
+
+
+@pytest.fixture(scope="module")
+def ds():  # type: ignore[no-untyped-def]
+    return analyse(FIX / "data" / "results", FIX / "snippets")
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "data" / "results", root)
+    return root
+
+
+def _render(ds, text: str) -> str:  # type: ignore[no-untyped-def]
+    return str(render_block(parse_block(text), Context(ds, prefix="../../", svgs=SvgCache(None))))
+
+
+def test_baseline_keeps_settings_the_baseline_does_not_name() -> None:
+    assert baseline_of({"threads": "2", "onednn": "0", "keras": "2"}, {"threads": "default", "onednn": "1"}) == \
+        {"threads": "default", "onednn": "1", "keras": "2"}
+
+
+def test_speedups_against_baseline_settings(ds) -> None:  # type: ignore[no-untyped-def]
+    sps = {(s.runner, s.measurement.settings_id, s.params["batch"]): s for s in ds.settings_speedups(T)}
+    base = sps[("fixture-a", "onednn=1,threads=default", 64)]
+    assert base.is_baseline and base.ratio is not None and base.ratio.point == 1.0 and base.verdict is None
+    off = sps[("fixture-a", "onednn=0,threads=default", 64)]
+    assert off.baseline is base.measurement
+    assert off.ratio is not None and off.ratio.point == pytest.approx(0.5, rel=0.02)
+    assert off.ratio.low <= off.ratio.point <= off.ratio.high
+    assert off.verdict == stats.DOES_NOT_HOLD          # slower than the baseline beyond noise
+    one = sps[("fixture-a", "onednn=1,threads=1", 64)]
+    assert one.ratio is not None and one.ratio.point == pytest.approx(1 / 1.8, rel=0.02)
+    omp = sps[("fixture-b", "onednn=1,threads=omp1", 1)]
+    assert omp.verdict == stats.INCONCLUSIVE
+    # runner A measured 4 threads, runner B (2 cores) did not
+    assert ("fixture-a", "onednn=1,threads=4", 1) in sps and ("fixture-b", "onednn=1,threads=4", 1) not in sps
+
+
+def test_settings_claim_verdicts(ds) -> None:  # type: ignore[no-untyped-def]
+    res = {c.id: c for c in ds.claim_results(T)}
+    assert res["onednn_faster"].by_runner == {"fixture-a": stats.HOLDS, "fixture-b": stats.HOLDS}
+    assert len(res["onednn_faster"].checks) == 4       # 2 runners x 2 batches, threads=default only
+    assert all(c.scenario.settings == {"threads": "default"} for c in res["onednn_faster"].checks)
+    assert res["one_thread_slower"].summary == "holds on 2 of 2 runners"
+    assert [c.scenario.params["batch"] for c in res["one_thread_slower"].checks] == [64, 64]
+    assert set(res["omp_faster"].by_runner.values()) == {stats.INCONCLUSIVE}
+    assert set(res["one_thread_faster_batch"].by_runner.values()) == {stats.DOES_NOT_HOLD}
+    # the noise floor is the runner's A/A floor for one of the two groups
+    assert all(c.noise is not None and c.noise.value == pytest.approx(0.02) for c in res["onednn_faster"].checks)
+
+
+def test_a_changed_result_changes_the_verdict_and_the_outputs(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    before = analyse(root, FIX / "snippets")
+    before_table = _render(before, "settings fixture_settings")
+    before_chart = settings_chart_spec(before.settings_rows(T), x="threads", color="onednn")
+    path = root / "fixture-a" / "full.json"
+    doc = json.loads(path.read_text())
+    for r in doc["results"]:    # oneDNN off becomes 4x faster than it was on runner A: now faster than on
+        if r["topic"] == T and r["settings"]["onednn"] == "0":
+            r["timing"]["samples"] = [x / 4 for x in r["timing"]["samples"]]
+            r["timing"]["summary"] = {k: (v / 4 if isinstance(v, float) else v) for k, v in r["timing"]["summary"].items()}
+    path.write_text(json.dumps(doc))
+    after = analyse(root, FIX / "snippets")
+    res = {c.id: c for c in after.claim_results(T)}
+    assert res["onednn_faster"].by_runner["fixture-a"] == stats.DOES_NOT_HOLD
+    assert res["onednn_faster"].by_runner["fixture-b"] == stats.HOLDS
+    assert _render(after, "settings fixture_settings") != before_table
+    assert settings_chart_spec(after.settings_rows(T), x="threads", color="onednn") != before_chart
+
+
+def test_x_positions_log2_then_named() -> None:
+    pos = x_positions(["omp1", "4", "1", "default", "2", "inter1"], ["default", "1..cores", "inter1", "omp1"])
+    assert [pos[v] for v in ("1", "2", "4")] == [0.0, 1.0, 2.0]
+    assert [pos[v] for v in ("default", "inter1", "omp1")] == [3.0, 4.0, 5.0]
+    assert x_positions(["1", "6"])["6"] == pytest.approx(2.585)
+    # a declared list of values is a list of names, in its order, even when some look like numbers
+    assert x_positions(["avx2", "0", "1"], ["1", "0", "avx2"]) == {"1": 0.0, "0": 1.0, "avx2": 2.0}
+
+
+def test_settings_chart_extends_with_more_cores(ds) -> None:  # type: ignore[no-untyped-def]
+    rows = ds.settings_rows(T)
+    spec = settings_chart_spec(rows, x="threads", color="onednn", facet="model", row="batch")
+    data = spec["datasets"]["rows"]
+    a = sorted({d["x_pos"] for d in data if d["runner"] == "fixture-a" and d["x_num"]})
+    b = sorted({d["x_pos"] for d in data if d["runner"] == "fixture-b" and d["x_num"]})
+    assert a == [0.0, 1.0, 2.0] and b == [0.0, 1.0]          # 4 cores: one more point on the curve
+    named = {d["s_threads"]: d["x_pos"] for d in data if not d["x_num"]}
+    assert min(named.values()) > max(a)                       # named settings to the right of every curve
+    assert {d["c_txt"] for d in data} == {"oneDNN on", "oneDNN off"}     # settings_labels in the legend
+    text = json.dumps(spec)
+    assert "speedup over" in text and "strokeDash" in text and '"row"' in text
+    # both runners are drawn (no runner choice), the other choices are bound to selects
+    assert {d["runner"] for d in data} == {"fixture-a", "fixture-b"}
+    static = settings_chart_spec(rows, x="threads", color="onednn", facet="model", row="batch", static=True)
+    assert len(static["datasets"]["rows"]) == len(data)      # nothing left to choose: all rows drawn
+    with pytest.raises(Exception):
+        settings_chart_spec(rows, x="batch")                  # a parameter, not a setting
+
+
+def test_settings_chart_block_and_key(ds) -> None:  # type: ignore[no-untyped-def]
+    html = _render(ds, "chart fixture_settings view=settings x=threads color=onednn facet=model row=batch")
+    assert 'data-tfperf-chart' in html and "OMP_NUM_THREADS=1" in html and "intra-op threads = 4" in html
+    with pytest.raises(DirectiveError):
+        _render(ds, "chart fixture_settings view=settings")          # no x
+    with pytest.raises(DirectiveError):
+        _render(ds, "chart fixture_steps view=settings x=eager")      # no baseline_settings
+
+
+def test_settings_table_filters_and_labels(ds) -> None:  # type: ignore[no-untyped-def]
+    html = _render(ds, "settings fixture_settings threads=default,omp1 onednn=1")
+    assert "baseline" in html and "OMP_NUM_THREADS=1" in html and "within noise" in html
+    assert "oneDNN off" not in html and "intra-op threads" not in html
+    full = _render(ds, "settings fixture_settings")
+    assert "oneDNN off" in full and "slower" in full and "Runner fixture-b" in full
+    with pytest.raises(DirectiveError):
+        _render(ds, "settings fixture_settings cores=4")
+
+
+def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped-def]
+    html = _render(ds, "claims fixture_settings")
+    assert "speedup of oneDNN on over oneDNN off" in html
+    assert "holds on 2 of 2 runners" in html
