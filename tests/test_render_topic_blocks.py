@@ -132,3 +132,15 @@ def test_new_kinds_need_a_topic() -> None:
     for kind in ("settings", "metrics", "breakeven", "tenrun"):
         with pytest.raises(DirectiveError):
             render_block(parse_block(kind), Context(None, prefix="", svgs=SvgCache(None)))  # type: ignore[arg-type]
+
+
+def test_charts_of_one_page_share_their_rows(ds) -> None:  # type: ignore[no-untyped-def]
+    ctx = Context(ds, prefix="", svgs=SvgCache(None))
+    html = "".join(str(render_block(parse_block(f"chart fixture_steps view={v} x=steps facet=model"), ctx))
+                   for v in ("latency", "speedup", "first_call"))
+    ids = re.findall(r'id="tfperf-rows-([0-9a-f]+)"', html)
+    assert len(ids) == 1                                   # one copy of the rows for three charts
+    specs = [json.loads(s) for s in re.findall(r'-spec">(.*?)</script>', html)]
+    assert len(specs) == 3 and all(s["usermeta"]["tfperf_rows"] == ids[0] and s["datasets"]["rows"] == [] for s in specs)
+    rows = json.loads(re.search(r'id="tfperf-rows-[0-9a-f]+">(.*?)</script>', html).group(1))
+    assert len(rows) == len(ds.chart_rows(T))

@@ -1,5 +1,6 @@
 // Render every tfperf chart on the page with the vendored vega-embed (no CDN).
-// The spec sits beside each chart div as <script type="application/json" id="<div id>-spec">.
+// The spec sits beside each chart div as <script type="application/json" id="<div id>-spec">;
+// its rows, when shared with other charts of the page, in <script id="tfperf-rows-<id>">.
 (function () {
   "use strict";
   var opts = {
@@ -12,6 +13,13 @@
     var holder = document.getElementById(el.id + "-spec");
     if (!holder || typeof vegaEmbed !== "function") { return; }
     var spec = JSON.parse(holder.textContent);
+    // Rows shared by several charts of the page are stored once (see render/embed.py).
+    var rid = spec.usermeta && spec.usermeta.tfperf_rows;
+    if (rid) {
+      var rows = document.getElementById("tfperf-rows-" + rid);
+      if (!rows) { el.setAttribute("data-rendered", "error"); console.error("tfperf chart " + el.id + ": rows " + rid + " missing"); return; }
+      spec.datasets = { rows: JSON.parse(rows.textContent) };
+    }
     vegaEmbed(el, spec, opts).then(function () {
       el.setAttribute("data-rendered", "true");
     }).catch(function (err) {

@@ -36,6 +36,7 @@ class Context:
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
     topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
     counter: list[int] = field(default_factory=lambda: [0])
+    shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
 
     def next_id(self, kind: str) -> str:
         self.counter[0] += 1
@@ -130,7 +131,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     alt_text = f"{view} chart of {topic}"
     ms = [m for m in ds.history if m.topic == topic] + [m for m in ds.current if m.topic == topic and m.stale]
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
-                                                               alt_text)
+                                                               alt_text, ctx.shared_rows)
                   + "<figcaption>" + provenance(ctx, ms) + "</figcaption></figure>")
 
 
@@ -162,7 +163,8 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     values = sorted({str(r.get(f"s_{x}")) for r in rows}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v))
     key = join([join([element("code", v), ": ", ds.setting_label(topic, x, v)]) for v in values], "; ")
     return Markup('<figure class="tfperf-figure">'
-                  + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg, f"{x} chart of {topic}")
+                  + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg, f"{x} chart of {topic}",
+                             ctx.shared_rows)
                   + f'<figcaption><p class="tfperf-legend-key">{h(x)}: {key}</p>' + provenance(ctx, ms)
                   + "</figcaption></figure>")
 

@@ -1,6 +1,11 @@
 """A chart as HTML: a div that the vendored vega-embed fills, the spec beside it as JSON,
 and a static SVG (vl-convert) inside <noscript> for readers without JavaScript.
 
+Several charts of one page usually draw the same rows (latency, speedup, first call); the
+rows are written once per page in their own ``<script type="application/json">`` and the
+spec names them in ``usermeta.tfperf_rows`` (docs/assets/tfperf.js puts them back), so a
+page carries each dataset once. Floats are kept to 6 significant digits.
+
 SVG rendering is the slow part of a build, so SVGs are cached on disk by spec hash.
 """
 
@@ -46,10 +51,34 @@ class SvgCache:
             (dest / name).write_text(svg, encoding="utf-8")
 
 
-def chart_html(chart_id: str, spec: dict[str, Any], svg_url: str | None, alt_text: str) -> Markup:
+def _compact(v: Any) -> Any:
+    if isinstance(v, float):
+        return float(f"{v:.6g}")
+    if isinstance(v, dict):
+        return {k: _compact(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_compact(x) for x in v]
+    return v
+
+
+def chart_html(chart_id: str, spec: dict[str, Any], svg_url: str | None, alt_text: str,
+               shared: set[str] | None = None) -> Markup:
+    """``shared``: the ids of the row sets already on this page (updated); None embeds the
+    rows in the spec itself."""
     noscript = (f'<noscript><img class="tfperf-svg" src="{h(svg_url)}" alt="{h(alt_text)}"></noscript>'
                 if svg_url else "")
+    data_html = ""
+    rows = (spec.get("datasets") or {}).get("rows")
+    if shared is not None and rows is not None:
+        rows = _compact(rows)
+        text = script_json(rows)
+        rid = hashlib.sha256(text.encode()).hexdigest()[:16]
+        spec = {**spec, "datasets": {"rows": []}, "usermeta": {**spec.get("usermeta", {}), "tfperf_rows": rid}}
+        if rid not in shared:
+            shared.add(rid)
+            data_html = f'<script type="application/json" id="tfperf-rows-{rid}">{text}</script>'
     return Markup(
+        data_html +
         f'<div class="tfperf-chart" id="{h(chart_id)}" data-tfperf-chart="{h(chart_id)}" '
         f'role="figure" aria-label="{h(alt_text)}"></div>'
         f'<script type="application/json" id="{h(chart_id)}-spec">{script_json(spec)}</script>'
