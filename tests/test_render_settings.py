@@ -144,3 +144,30 @@ def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped
     html = _render(ds, "claims fixture_settings")
     assert "speedup of oneDNN on over oneDNN off" in html
     assert "holds on 2 of 2 runners" in html
+
+
+def test_prose_branches_on_the_outcome(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tfperf.render.directives import parse_inline
+    from tfperf.render.inline import render_inline
+
+    def when(claim: str, ds=ds) -> str:  # type: ignore[no-untyped-def]
+        return str(render_inline(parse_inline(
+            f'when("fixture_settings", "{claim}", holds="still <b>holds</b>", does_not_hold="no longer `holds`", '
+            'inconclusive="cannot be told from noise", mixed="depends")'), ds))
+
+    assert "still &lt;b&gt;holds&lt;/b&gt;" in when("onednn_faster")          # escaped
+    assert "no longer <code>holds</code>" in when("one_thread_faster_batch")
+    assert "cannot be told from noise" in when("omp_faster")
+    with pytest.raises(DirectiveError):
+        render_inline(parse_inline('when("fixture_settings", "omp_faster", sometimes="x")'), ds)
+    with pytest.raises(DirectiveError):
+        render_inline(parse_inline('when("fixture_settings", "nope", holds="x")'), ds)
+    # runner A's oneDNN-off results become 4x faster: the outcome turns mixed, and the text with it
+    root = _copy(tmp_path)
+    path = root / "fixture-a" / "full.json"
+    doc = json.loads(path.read_text())
+    for r in doc["results"]:
+        if r["topic"] == T and r["settings"]["onednn"] == "0":
+            r["timing"]["samples"] = [x / 4 for x in r["timing"]["samples"]]
+    path.write_text(json.dumps(doc))
+    assert "depends" in when("onednn_faster", analyse(root, FIX / "snippets"))

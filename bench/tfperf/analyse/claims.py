@@ -18,6 +18,7 @@ from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 
 NO_DATA = "no data"
+MIXED = "mixed"
 
 
 @dataclass
@@ -56,6 +57,16 @@ class ClaimResult:
             if runner is None or ch.scenario.runner == runner:
                 c[ch.verdict] += 1
         return dict(c)
+
+    @property
+    def outcome(self) -> str:
+        """Over every scenario on every runner: "holds", "does not hold" or "inconclusive"
+        when all scenarios agree, "mixed" when they do not, "no data" without any. What
+        prose branches on (``tfperf.when``)."""
+        seen = {c.verdict for c in self.checks if c.verdict != NO_DATA}
+        if not seen:
+            return NO_DATA
+        return seen.pop() if len(seen) == 1 else MIXED
 
     @property
     def summary(self) -> str:

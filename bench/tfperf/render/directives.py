@@ -22,6 +22,8 @@ Inline figures inside prose (a Python-like call; only literal arguments)::
     {{ tfperf.verdict("predict_vs_call", "compile_slows_predict") }}
     {{ tfperf.median("predict_vs_call", "predict", model="tiny", batch=1) }}
     {{ tfperf.runners() }}
+    {{ tfperf.when("cpu_threads", "omp_no_effect", holds="still helps", does_not_hold="now hurts",
+                   inconclusive="makes no difference", mixed="depends on the model") }}
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "settings", "metrics", "breakeven", "tenrun")
-INLINE_FUNCS = ("speedup", "verdict", "median", "runners")
+INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.M)
 INLINE_RE = re.compile(r"\{\{\s*tfperf\.(?P<call>.*?)\s*\}\}")

@@ -32,6 +32,8 @@ def _div(x: float | None, by: float) -> float | None:
 def render_inline(d: Directive, ds: Dataset) -> Markup:
     if d.kind == "runners":
         return _fig(str(len({m.runner for m in ds.current if m.ok})), "runners with results")
+    if d.kind == "when":
+        return _when(d, ds)
     if len(d.args) < 2:
         raise DirectiveError(f"{d.text}: needs a topic and a {'claim id' if d.kind != 'median' else 'variant'}")
     topic, name = str(d.args[0]), str(d.args[1])
@@ -73,6 +75,39 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
         meds = sorted(m.median / ds.per_call_divisor(topic, m.params) for m in ms if m.median is not None)
         return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}{per}", f"{len(ms)} cases")
     raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")
+
+
+WHEN_KEYS = {"holds": "holds", "does_not_hold": "does not hold", "inconclusive": "inconclusive",
+             "mixed": "mixed", "no_data": "no data"}
+
+
+def _when(d: Directive, ds: Dataset) -> Markup:
+    """Prose that depends on a claim's outcome over all scenarios and runners: the text
+    given for "holds", "does_not_hold", "inconclusive", "mixed" (scenarios disagree) or
+    "no_data". A missing text falls back to the verdict summary. `backticks` become code."""
+    import re
+
+    if len(d.args) != 2:
+        raise DirectiveError(f"{d.text}: needs a topic and a claim id")
+    unknown = set(d.options) - set(WHEN_KEYS)
+    if unknown:
+        raise DirectiveError(f"{d.text}: unknown outcome(s) {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(WHEN_KEYS)})")
+    topic, name = str(d.args[0]), str(d.args[1])
+    if ds.claim(topic, name) is None:
+        if topic in ds.topics:
+            raise DirectiveError(f"{d.text}: topic {topic} has no claim {name!r}")
+        return _nodata(f"{topic}/{name}")
+    cr = ds.claim_result(topic, name)
+    outcome = cr.outcome if cr else "no data"
+    key = next(k for k, v in WHEN_KEYS.items() if v == outcome)
+    text = d.options.get(key)
+    if text is None:
+        return _fig(cr.summary if cr else "no results yet", str((cr.claim if cr else {}).get("text", name)))
+    body = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", str(h(text)))
+    c = cr.counts() if cr else {}
+    title = f"{outcome}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items()))
+    return Markup(f'<span class="tfperf-when" data-outcome="{h(outcome)}" title="{h(title)}">{body}</span>')
 
 
 __all__ = ["render_inline", "h"]
