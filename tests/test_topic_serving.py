@@ -136,6 +136,28 @@ def test_a_claim_won_by_a_wrong_format_says_so(wrong_fastest: Path) -> None:
     assert all(ch.note and "outside tolerance" in ch.note for ch in res.checks)
 
 
+def test_the_page_tables_never_rank_the_wrong_format(wrong_fastest: Path) -> None:
+    """The recommendation table names TFLite, not the faster wrong ONNX Runtime, and the
+    metrics table (latency beside load time and size) marks ONNX's output as wrong."""
+    import re
+
+    from tfperf.render.blocks import Context, render_block
+    from tfperf.render.directives import parse_block
+    from tfperf.render.embed import SvgCache
+
+    ds = analyse(wrong_fastest, SNIPPETS)
+    ctx = Context(ds, prefix="", svgs=SvgCache(None))
+    recs = str(render_block(parse_block("recommendations serving_formats"), ctx))
+    onnx, tflite = ds.label("serving_formats", "onnx"), ds.label("serving_formats", "tflite")
+    best_cells = re.findall(r"<tr><td>[^<]*</td><td>[^<]*</td><td><code>([^<]*)</code>", recs)
+    assert best_cells == [tflite, tflite]
+    metrics = str(render_block(parse_block(
+        "metrics serving_formats fields=load_s,convert_s,file_bytes columns=batch"), ctx))
+    onnx_row = next(r for r in metrics.split("<tr>") if f"<code>{onnx}</code>" in r)
+    assert "outside tolerance (max abs diff 0.37)" in onnx_row
+    assert "400 kB" in metrics and "per call, batch=1" in metrics
+
+
 # -- with TensorFlow ----------------------------------------------------------------------
 
 @pytest.mark.tf
