@@ -171,3 +171,18 @@ def test_prose_branches_on_the_outcome(ds, tmp_path: Path) -> None:  # type: ign
             r["timing"]["samples"] = [x / 4 for x in r["timing"]["samples"]]
     path.write_text(json.dumps(doc))
     assert "depends" in when("onednn_faster", analyse(root, FIX / "snippets"))
+
+
+def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyped-def]
+    from tfperf.render.directives import parse_inline
+    from tfperf.render.inline import render_inline
+
+    def when(extra: str) -> str:
+        return str(render_inline(parse_inline(
+            f'when("fixture_settings", "onednn_faster", {extra}holds="yes", mixed="mixed", no_data="none")'), ds))
+
+    assert "yes" in when('batch=64, ')
+    assert "yes" in when('runner="fixture-b", ')
+    assert "none" in when('batch=7, ')
+    with pytest.raises(DirectiveError):
+        when('colour="red", ')

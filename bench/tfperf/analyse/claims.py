@@ -63,10 +63,7 @@ class ClaimResult:
         """Over every scenario on every runner: "holds", "does not hold" or "inconclusive"
         when all scenarios agree, "mixed" when they do not, "no data" without any. What
         prose branches on (``tfperf.when``)."""
-        seen = {c.verdict for c in self.checks if c.verdict != NO_DATA}
-        if not seen:
-            return NO_DATA
-        return seen.pop() if len(seen) == 1 else MIXED
+        return outcome(self.checks)
 
     @property
     def summary(self) -> str:
@@ -74,6 +71,14 @@ class ClaimResult:
         if not self.runners_with_data:
             return "no results yet"
         return f"holds on {self.holds_on} of {self.runners_with_data} runner{'s' if self.runners_with_data != 1 else ''}"
+
+
+def outcome(checks: Iterable[ClaimCheck]) -> str:
+    """One word for a set of checks: the verdict they all share, "mixed", or "no data"."""
+    seen = {c.verdict for c in checks if c.verdict != NO_DATA}
+    if not seen:
+        return NO_DATA
+    return seen.pop() if len(seen) == 1 else MIXED
 
 
 def runner_verdict(verdicts: list[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyse import Dataset
+from ..analyse.claims import outcome
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, seconds, times
 
@@ -84,30 +85,38 @@ WHEN_KEYS = {"holds": "holds", "does_not_hold": "does not hold", "inconclusive":
 def _when(d: Directive, ds: Dataset) -> Markup:
     """Prose that depends on a claim's outcome over all scenarios and runners: the text
     given for "holds", "does_not_hold", "inconclusive", "mixed" (scenarios disagree) or
-    "no_data". A missing text falls back to the verdict summary. `backticks` become code."""
+    "no_data". A missing text falls back to the verdict summary. `backticks` become code.
+    Other keyword arguments (parameters, settings, ``runner``) restrict the scenarios."""
     import re
 
     if len(d.args) != 2:
         raise DirectiveError(f"{d.text}: needs a topic and a claim id")
-    unknown = set(d.options) - set(WHEN_KEYS)
-    if unknown:
-        raise DirectiveError(f"{d.text}: unknown outcome(s) {', '.join(sorted(unknown))} "
-                             f"(known: {', '.join(WHEN_KEYS)})")
     topic, name = str(d.args[0]), str(d.args[1])
+    texts = {k: v for k, v in d.options.items() if k in WHEN_KEYS}
+    where = {k: v for k, v in d.options.items() if k not in WHEN_KEYS}
+    info = ds.topics.get(topic)
+    known = set(info.param_values) | set(info.settings_values) | {"runner"} if info else set()
+    if info is not None and set(where) - known:
+        raise DirectiveError(f"{d.text}: {', '.join(sorted(set(where) - known))} is neither an outcome "
+                             f"({', '.join(WHEN_KEYS)}) nor a parameter or setting of {topic}")
     if ds.claim(topic, name) is None:
         if topic in ds.topics:
             raise DirectiveError(f"{d.text}: topic {topic} has no claim {name!r}")
         return _nodata(f"{topic}/{name}")
     cr = ds.claim_result(topic, name)
-    outcome = cr.outcome if cr else "no data"
-    key = next(k for k, v in WHEN_KEYS.items() if v == outcome)
-    text = d.options.get(key)
+    runner = where.pop("runner", None)
+    checks = [c for c in (cr.checks if cr else []) if (runner is None or c.scenario.runner == runner)
+              and _where(c.scenario.params, c.scenario.settings, where)]
+    result = outcome(checks)
+    text = texts.get(next(k for k, v in WHEN_KEYS.items() if v == result))
     if text is None:
         return _fig(cr.summary if cr else "no results yet", str((cr.claim if cr else {}).get("text", name)))
     body = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", str(h(text)))
-    c = cr.counts() if cr else {}
-    title = f"{outcome}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items()))
-    return Markup(f'<span class="tfperf-when" data-outcome="{h(outcome)}" title="{h(title)}">{body}</span>')
+    counts: dict[str, int] = {}
+    for c in checks:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    title = f"{result} ({len(checks)} scenarios): " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    return Markup(f'<span class="tfperf-when" data-outcome="{h(result)}" title="{h(title)}">{body}</span>')
 
 
 __all__ = ["render_inline", "h"]
