@@ -165,7 +165,8 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     return Markup('<figure class="tfperf-figure">'
                   + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg, f"{x} chart of {topic}",
                              ctx.shared_rows)
-                  + f'<figcaption><p class="tfperf-legend-key">{h(x)}: {key}</p>' + provenance(ctx, ms)
+                  + f'<figcaption><p class="tfperf-legend-key">Baseline: {h(base)}. Numeric values of '
+                  f"<code>{h(x)}</code> on a log2 axis, then the named ones. {h(x)}: {key}</p>" + provenance(ctx, ms)
                   + "</figcaption></figure>")
 
 

@@ -108,10 +108,10 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
 
     ylog = _spans_decades(rows, ["speedup", "speedup_low", "speedup_high"])
     yscale = alt.Scale(type="log") if ylog else alt.Scale(zero=False)
-    ytitle = f"speedup over {baseline_label} (×, higher is faster)"
+    ytitle = "speedup over baseline (×)"
     labels = {_js_key(p): v for v, p in pos.items()}
     label_expr = "(" + repr(labels).replace("'", '"') + ")[''+datum.value]"
-    xenc = alt.X("x_pos:Q", title=f"{x} (numbers on a log2 axis, then named settings)",
+    xenc = alt.X("x_pos:Q", title=x,
                  scale=alt.Scale(domain=[min(pos.values()) - 0.5, max(pos.values()) + 0.5], nice=False),
                  axis=alt.Axis(values=sorted(pos.values()), labelExpr=label_expr, grid=False))
     yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'")
@@ -145,7 +145,8 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
             enc["column"] = alt.Column(f"p_{facet}:N", title=facet, sort=_values(rows, f"p_{facet}", (param_order or {}).get(facet)))
         if row:
             enc["row"] = alt.Row(f"p_{row}:N", title=row, sort=_values(rows, f"p_{row}", (param_order or {}).get(row)))
-        chart: Any = layer.facet(**enc, data=alt.NamedData(name="rows")).resolve_scale(y="independent")
+        # one y scale for every panel: speedups are comparable across models and batches
+        chart: Any = layer.facet(**enc, data=alt.NamedData(name="rows")).resolve_scale(y="shared")
     else:
         chart = layer.properties(data=alt.NamedData(name="rows"))
     chart = chart.add_params(*alt_params).properties(title=title or "")
