@@ -146,8 +146,17 @@ def _metric(name: str, v: float | None) -> str:
 def _spread(name: str, vals: list[float]) -> str:
     if not vals:
         return "–"
-    lo, hi = min(vals), max(vals)
-    return _metric(name, lo) if hi - lo <= 1e-9 * max(abs(hi), 1e-30) else f"{_metric(name, lo)} – {_metric(name, hi)}"
+    lo, hi = _metric(name, min(vals)), _metric(name, max(vals))
+    return lo if lo == hi else f"{lo} – {hi}"
+
+
+def _metric_title(name: str) -> str:
+    """load_s -> "load time", file_bytes -> "file size"; other names as they are."""
+    if name.endswith("_s"):
+        return f"{name[:-2].replace('_', ' ')} time"
+    if name.endswith("_bytes"):
+        return f"{name[:-6].replace('_', ' ')} size"
+    return name
 
 
 def block_metrics(d: Directive, ctx: Context) -> Markup:
@@ -211,13 +220,14 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
                 check = "not checked"
             rows.append([*cells, check])
         heads = ["variant", *[f"per {unit}, {col}={cv}" if col else f"per {unit}" for cv in colvals],
-                 *fields, "output"]
+                 *[_metric_title(f) for f in fields], "output"]
         what = ", ".join(x for x in (sid if sid != "default" else "", rest if rest != "-" else "") if x)
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}'
                           f"{h(' — ' + what if what else '')}</summary>" + table(heads, rows)
                           + provenance(ctx, gms) + "</details>"))
-    note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(fields))}: as reported by each "
-                  "case's setup (a range where the cases of one variant differ).</small></p>")
+    note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(_metric_title(f) for f in fields))}: "
+                  f"as reported by each case's setup ({h(', '.join(fields))} in the results files; a range where "
+                  "the cases of one variant differ).</small></p>")
     return Markup("".join(out) + note)
 
 
