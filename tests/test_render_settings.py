@@ -5,6 +5,7 @@ tests/fixtures/site/gaps/ (made by tests/fixtures/site/make_gaps_fixture.py)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -186,3 +187,13 @@ def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyp
     assert "none" in when('batch=7, ')
     with pytest.raises(DirectiveError):
         when('colour="red", ')
+
+
+def test_settings_table_order_follows_the_yaml(ds) -> None:  # type: ignore[no-untyped-def]
+    html = _render(ds, "settings fixture_settings onednn=1")
+    runner_a = html.split("Runner fixture-b")[0]
+    rows = re.findall(r"<small>(onednn=[^<]+)</small>", runner_a)
+    assert rows == ["onednn=1,threads=default", "onednn=1,threads=1", "onednn=1,threads=2",
+                    "onednn=1,threads=4", "onednn=1,threads=omp1"]
+    heads = re.findall(r"<th>([^<]*)</th>", runner_a)
+    assert heads[1:] == ["batch=1, model=mlp", "batch=64, model=mlp"]

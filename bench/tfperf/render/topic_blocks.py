@@ -62,8 +62,8 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
         by_runner[s.runner].append(s)
     out = []
     for runner, items in sorted(by_runner.items()):
-        cols = sorted({(s.measurement.params_id, s.measurement.variant) for s in items}, key=_natural)
         col_params = {(s.measurement.params_id, s.measurement.variant): s.params for s in items}
+        cols = sorted(col_params, key=lambda c: (_param_key(col_params[c], info.param_values), c[1]))
         groups = sorted({s.measurement.settings_id for s in items}, key=lambda g: _group_key(g, info.settings_values))
         cell = {(s.measurement.settings_id, s.measurement.params_id, s.measurement.variant): s for s in items}
         several_variants = len({v for _p, v in cols}) > 1
@@ -112,17 +112,24 @@ def _natural(x: Any) -> tuple:
     return tuple(tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(p))) for p in x)
 
 
+def _param_key(params: dict[str, Any], order: dict[str, list]) -> tuple:
+    """Parameter combinations in the YAML's declared order of values."""
+    return tuple((order.get(k, []).index(v) if v in order.get(k, []) else len(order.get(k, [])), str(v))
+                 for k, v in sorted(params.items()))
+
+
 def _group_key(sid: str, order: dict[str, list]) -> tuple:
     """Settings groups in the YAML's declared order (numbers numerically)."""
     key = []
     for part in sid.split(","):
         k, _, v = part.partition("=")
         vals = [str(x) for x in order.get(k, [])]
-        if v in vals:
+        if v.isdigit() and "1..cores" in vals:      # thread counts, in numeric order
+            key.append((vals.index("1..cores"), int(v), ""))
+        elif v in vals:
             key.append((vals.index(v), 0, ""))
         elif v.isdigit():
-            idx = vals.index("1..cores") if "1..cores" in vals else len(vals)
-            key.append((idx, int(v), ""))
+            key.append((len(vals), int(v), ""))
         else:
             key.append((len(vals) + 1, 0, v))
     return tuple(key)
