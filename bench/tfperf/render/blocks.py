@@ -121,7 +121,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     order = info.param_values if info else None
     kwargs = dict(view=view, x=d.options.get("x"), facet=d.options.get("facet"),
                   default_label=ds.label(topic, default), title=d.options.get("title"), order=order,
-                  unit=ds.unit(topic))
+                  unit=ds.unit(topic), settings_order=info.settings_values if info else None)
     try:
         spec = chart_spec(rows, **kwargs)  # type: ignore[arg-type]
         static = chart_spec(rows, static=True, **kwargs)  # type: ignore[arg-type]

@@ -47,7 +47,7 @@ def _spans_decades(rows: list[dict[str, Any]], fields: list[str]) -> bool:
 def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, facet: str | None = None,
                default_label: str = "the default", title: str | None = None,
                static: bool = False, order: dict[str, list[Any]] | None = None,
-               unit: str = "call") -> dict[str, Any]:
+               unit: str = "call", settings_order: dict[str, list[Any]] | None = None) -> dict[str, Any]:
     """A Vega-Lite spec for one view of a topic. ``x`` and ``facet`` are parameter names.
 
     ``static=True`` keeps only the rows the initial choices show (for the SVG fallback,
@@ -78,8 +78,8 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
     if view != "trend":
         versions = ["newest", *_values(rows, "version")]
         sel.append(("version", "version", versions, "newest"))
-    for s in settings:
-        opts = _values(rows, f"s_{s}")
+    for s in settings:   # the YAML's first value first (Keras 3, oneDNN on, default threads)
+        opts = _values(rows, f"s_{s}", (settings_order or {}).get(s))
         if len(opts) > 1:
             sel.append((f"s_{s}", f"s_{s}", opts, opts[0]))
     for p in multi:

@@ -107,7 +107,7 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
     filt = " && ".join([f"datum['{f}'] == {names[f]}" for f, _o in sel] + ["isValid(datum['speedup'])"])
 
     ylog = _spans_decades(rows, ["speedup", "speedup_low", "speedup_high"])
-    yscale = alt.Scale(type="log") if ylog else alt.Scale(zero=False)
+    yscale = alt.Scale(type="log", nice=False, padding=8) if ylog else alt.Scale(zero=False, padding=8)
     ytitle = "speedup over baseline (×)"
     labels = {_js_key(p): v for v, p in pos.items()}
     label_expr = "(" + repr(labels).replace("'", '"') + ")[''+datum.value]"

@@ -24,7 +24,7 @@ from .. import stats
 from ..analyse.records import Measurement, params_id, settings_id
 from .blocks import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
-from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times_ci
+from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times
 
 
 def _scenario(params: dict[str, Any]) -> str:
@@ -73,6 +73,7 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
             name = join([", ".join(ds.setting_label(topic, k, v) for k, v in sorted(sample.settings.items())),
                          Markup("<br>"), element("small", g)])
             cells: list[Any] = [name]
+            noise: set[float | None] = set()
             for c in cols:
                 s = cell.get((g, *c))
                 if s is None:
@@ -82,9 +83,15 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
                 elif s.ratio is None:
                     cells.append(element("span", s.problem or "no ratio", class_="tfperf-nodata"))
                 else:
-                    cells.append(join([times_ci(s.ratio.point, s.ratio.low, s.ratio.high), Markup("<br>"),
-                                       _faster_badge(s.verdict, f" (noise ±{percent(s.noise.value)})" if s.noise else ""),
-                                       stale_mark([s.measurement])]))
+                    noise.add(s.noise.value if s.noise else None)
+                    cells.append(join([element("strong", times(s.ratio.point)), " ",
+                                       element("small", f"({times(s.ratio.low)}–{times(s.ratio.high)})"),
+                                       Markup("<br>"), _faster_badge(s.verdict, ""), stale_mark([s.measurement])]))
+            floors = sorted(n for n in noise if n is not None)
+            if floors:
+                cells[0] = join([cells[0], Markup("<br>"), element(
+                    "small", f"noise floor ±{percent(floors[-1])}" if len(floors) == 1 else
+                    f"noise floor ±{percent(floors[0])} to ±{percent(floors[-1])}")])
             rows.append(cells)
         heads = ["settings", *[_scenario(col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
                                for c in cols]]
@@ -92,8 +99,9 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}: speedup over '
                           f"{h(base_txt)}</summary>" + table(heads, rows) + provenance(ctx, ms) + "</details>"))
     note = Markup("<p><small>Each cell: median time with the baseline settings / median time with these "
-                  "settings, same runner, parameters and code (above 1×: faster), with its 95% bootstrap CI; "
-                  "“faster” or “slower” only where the whole interval lies beyond the runner's noise floor.</small></p>")
+                  "settings, same runner, parameters and code (above 1×: faster), and its 95% bootstrap CI in "
+                  "brackets; “faster” or “slower” only where the whole interval lies beyond the runner's noise "
+                  "floor (the larger A/A noise of the two settings groups, given under each group).</small></p>")
     return Markup("".join(out) + note)
 
 
