@@ -330,14 +330,19 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
     fs = findings(ds)
     if not fs:
         return no_results(ds, "Headline findings")
-    rows = []
+    rows: list[list[Any]] = []
+    last_topic = None
     for f in fs:
         rng = "–" if f.speedup_min is None else (times(f.speedup_min) if abs(f.speedup_max - f.speedup_min) < 1e-9
                                                  else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
         has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
         n = sum(v for k, v in f.counts.items() if k != NO_DATA)
         scen = f" ({f.counts.get(stats.HOLDS, 0)} of {n} scenarios)" if n else ""
-        rows.append([link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title, f.text,
+        title: Any = link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title
+        if rows and f.topic == last_topic:
+            title = ""                    # the topic is named once, on its first claim
+        last_topic = f.topic
+        rows.append([title, f.text,
                      join([element("strong", f.summary), scen]),
                      rng, join([element("span", "flipped between versions", class_="tfperf-flip") if f.flipped else "",
                                 element("span", "partly stale", class_="tfperf-stale") if f.stale else ""], " ")])

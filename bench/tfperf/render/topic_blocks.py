@@ -115,11 +115,6 @@ def _faster_badge(verdict: str | None, extra: str) -> Markup:
     return element("span", text + extra, class_=f"tfperf-verdict tfperf-{cls}")
 
 
-def _natural(x: Any) -> tuple:
-    import re
-    return tuple(tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(p))) for p in x)
-
-
 def _param_key(params: dict[str, Any], order: dict[str, list]) -> tuple:
     """Parameter combinations in the YAML's declared order of values."""
     return tuple((order.get(k, []).index(v) if v in order.get(k, []) else len(order.get(k, [])), str(v))
@@ -248,6 +243,12 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
 
 # -- break-even of a slower first call ----------------------------------------------------
 
+def _variant_key(ds: Any, topic: str, variants: list[str]) -> Markup:
+    """The variant names a table uses, with their labels."""
+    return Markup('<p class="tfperf-legend-key">' + join(
+        [join([element("code", v), ": ", ds.label(topic, v)]) for v in variants], "; ") + "</p>")
+
+
 def _calls(n: int | None) -> str:
     return "never" if n is None else str(n)
 
@@ -262,22 +263,28 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
     if not rows_be:
         return no_results(ds, f"Break-even of {candidate} against {baseline} in {topic}")
     unit = ds.unit(topic)
-    lb, lc = ds.label(topic, baseline), ds.label(topic, candidate)
+    info = ds.topics.get(topic)
+    porder = info.param_values if info else {}
     by_runner: dict[str, list[Any]] = defaultdict(list)
     for row, ms in rows_be:
         by_runner[str(row.runner)].append((row, ms))
-    out = []
+    out = [_variant_key(ds, topic, [baseline, candidate])]
     for runner, items in sorted(by_runner.items()):
+        items.sort(key=lambda bm: (settings_id(bm[0].settings), _param_key(bm[0].params, porder)))
+        show_settings = len({settings_id(b.settings) for b, _ms in items}) > 1
         rows = []
         for be, ms in items:
             div = ds.per_call_divisor(topic, be.params)
             rng = ("–" if be.calls is None and be.calls_best is None else
                    f"{_calls(be.calls_best)} to {_calls(be.calls_worst)}")
             label = element("strong", be.label) if be.calls is not None else element("span", "never", class_="tfperf-verdict tfperf-fails")
-            rows.append([settings_id(be.settings), _scenario(be.params), seconds(be.first_base), seconds(be.first_cand),
-                         seconds(be.median_base / div), seconds(be.median_cand / div), label, rng, stale_mark(ms)])
-        t = table(["settings", "parameters", f"first call, {lb}", f"first call, {lc}", f"median per {unit}, {lb}",
-                   f"median per {unit}, {lc}", f"{lc} pays off", "range (95% CIs)", ""], rows)
+            rows.append([*([settings_id(be.settings)] if show_settings else []), _scenario(be.params),
+                         f"{seconds(be.first_base)} → {seconds(be.first_cand)}",
+                         f"{seconds(be.median_base / div)} → {seconds(be.median_cand / div)}", label, rng, stale_mark(ms)])
+        t = table([*(["settings"] if show_settings else []), "parameters",
+                   join(["first call: ", element("code", baseline), " → ", element("code", candidate)]),
+                   join([f"median per {unit}: ", element("code", baseline), " → ", element("code", candidate)]),
+                   join([element("code", candidate), " pays off"]), "range (95% CIs)", ""], rows)
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
                           + provenance(ctx, [m for _b, ms in items for m in ms]) + "</details>"))
     per = (f" One call is {h(ds.topics[topic].per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
@@ -296,27 +303,35 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
     views = ds.ten_runs(topic, runs)
     if not views:
         return no_results(ds, f"Ten-run view of {topic}")
-    order = list(ds.topics[topic].variant_labels) if topic in ds.topics else []
+    info = ds.topics.get(topic)
+    order = list(info.variant_labels) if info else []
+    porder = info.param_values if info else {}
     by_runner: dict[str, list[Any]] = defaultdict(list)
     for m, v in views:
         by_runner[m.runner].append((m, v))
-    out = []
+    out = [_variant_key(ds, topic, [v for v in order if any(m.variant == v for m, _v in views)])]
     windows: set[int] = set()
     for runner, items in sorted(by_runner.items()):
-        items.sort(key=lambda mv: (mv[0].settings_id, _natural([mv[0].params_id]),
+        items.sort(key=lambda mv: (mv[0].settings_id, _param_key(mv[0].params, porder),
                                    order.index(mv[0].variant) if mv[0].variant in order else 99))
+        show_settings = len({m.settings_id for m, _v in items}) > 1
         rows = []
+        last = None
         for m, v in items:
             div = ds.per_call_divisor(topic, m.params)
             windows.add(v.calls_per_window)
             outside = (element("span", "outside the CI", class_="tfperf-verdict tfperf-fails")
                        if v.first_mean_outside_ci else "inside")
-            rows.append([settings_id(m.settings), _scenario(m.params), element("code", ds.label(topic, m.variant)),
+            scen = (m.settings_id, m.params_id)
+            rows.append([*([m.settings_id if scen != last else ""] if show_settings else []),
+                         _scenario(m.params) if scen != last else "",
+                         element("code", m.variant, title=ds.label(topic, m.variant)),
                          seconds(v.first_mean / div), seconds_range(v.window_low / div, v.window_high / div),
                          f"{seconds(v.median / div)} ({seconds_range(v.ci_low / div, v.ci_high / div)})",
                          f"{(v.window_high - v.window_low) / v.median:.0%}", outside, stale_mark([m])])
-        t = table(["settings", "parameters", "variant", f"one {runs}-call mean", f"range of {runs}-call means",
-                   "median (95% CI)", "range / median", "the single mean is", ""], rows)
+            last = scen
+        t = table([*(["settings"] if show_settings else []), "parameters", "variant", f"one {runs}-call mean",
+                   f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", ""], rows)
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
                           + provenance(ctx, [m for m, _v in items]) + "</details>"))
     more = sorted(w for w in windows if w > runs)
