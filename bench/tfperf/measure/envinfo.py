@@ -90,7 +90,8 @@ def _version(dist: str) -> str | None:
 def package_versions() -> dict[str, str | None]:
     tf = _version("tensorflow") or _version("tensorflow-cpu") or _version("tensorflow-macos")
     return {"tensorflow": tf, "keras3": _version("keras"), "tf_keras": _version("tf-keras"),
-            "numpy": _version("numpy")}
+            "numpy": _version("numpy"), "ai_edge_litert": _version("ai-edge-litert"),
+            "onnxruntime": _version("onnxruntime"), "tf2onnx": _version("tf2onnx")}
 
 
 def keras_version_for(settings: dict[str, str], versions: dict[str, str | None]) -> str | None:
