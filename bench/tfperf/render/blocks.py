@@ -186,6 +186,7 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
     out = []
     for runner, rs in sorted(by_runner.items()):
         rows = []
+        show_settings = len({r.scenario.key[1] for r in rs}) > 1    # a column only where settings vary
         for r in rs:
             sc = r.scenario
             if r.best is None:
@@ -193,7 +194,7 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                 sp: Any = "–"
                 verdict: Any = "–"
             else:
-                best = join([element("code", ds.label(topic, r.best))])
+                best = element("strong", ds.label(topic, r.best))
                 if r.speedup:
                     sp = times_ci(r.speedup.point, r.speedup.low, r.speedup.high)
                 elif r.default not in sc.variants:    # e.g. train_step's eager=off group: by design
@@ -208,11 +209,11 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                     verdict = verdict_badge(stats.INCONCLUSIVE, f" (within ±{percent(r.noise.value)} noise)")
                 else:
                     verdict = verdict_badge(r.verdict)
-            excluded = join([join([element("code", ds.label(topic, v)), ": ", why])
+            excluded = join([join([ds.label(topic, v), ": ", why])
                              for v, why in sorted(r.excluded.items())], "; ") if r.excluded else "–"
-            rows.append([settings_id(sc.settings), _scenario_text(sc.params), best, sp, verdict, excluded,
-                         stale_mark(sc.variants.values())])
-        t = table(["settings", "parameters", "fastest correct variant",
+            rows.append([*([settings_id(sc.settings)] if show_settings else []), _scenario_text(sc.params), best,
+                         sp, verdict, excluded, stale_mark(sc.variants.values())])
+        t = table([*(["settings"] if show_settings else []), "parameters", "fastest correct variant",
                    f"speedup over {ds.label(topic, recs[0].default)}", "verdict", "never recommended here", ""], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
