@@ -144,3 +144,9 @@ def test_charts_of_one_page_share_their_rows(ds) -> None:  # type: ignore[no-unt
     assert len(specs) == 3 and all(s["usermeta"]["tfperf_rows"] == ids[0] and s["datasets"]["rows"] == [] for s in specs)
     rows = json.loads(re.search(r'id="tfperf-rows-[0-9a-f]+">(.*?)</script>', html).group(1))
     assert len(rows) == len(ds.chart_rows(T))
+
+
+def test_nominal_x_in_the_yaml_order(ds) -> None:  # type: ignore[no-untyped-def]
+    rows = ds.chart_rows(T)
+    spec = chart_spec(rows, "latency", x="model", order={"model": ["small", "big"]})
+    assert '"sort": ["small", "big"]' in json.dumps(spec)      # not alphabetical (big, small)

@@ -113,7 +113,7 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
         xenc = alt.X("version:O", title="software version", sort=_values(rows, "version"))
     else:
         assert x is not None
-        xvals = _values(rows, f"p_{x}")
+        xvals = _values(rows, f"p_{x}", (order or {}).get(x))   # nominal x in the YAML's order
         if all(_num(v) for v in xvals):
             xlog = len(xvals) > 1 and min(xvals) > 0 and max(xvals) / min(xvals) >= 10
             xenc = alt.X(f"p_{x}:Q", title=x, scale=alt.Scale(type="log") if xlog else alt.Scale(),
