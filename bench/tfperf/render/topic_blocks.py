@@ -205,7 +205,7 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             by_variant[m.variant].append(m)
         for v in sorted(by_variant, key=lambda v: (variant_order.index(v) if v in variant_order else 99, v)):
             vms = by_variant[v]
-            cells: list[Any] = [element("code", ds.label(topic, v))]
+            cells: list[Any] = [ds.label(topic, v)]
             for cv in colvals:
                 m = next((x for x in vms if x.params.get(col) == cv), None) if col else vms[0]
                 if m is None:
