@@ -109,7 +109,7 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
                                      f"{bad.variant}: {exclusion_reason(bad)}"))
             continue
-        nf = noise_floor(noise, sc.runner, settings_id(sc.settings))
+        nf = noise_floor(noise, sc.runner, settings_id(sc.settings), sc.topic)
         r = cache.ratio(s.samples, f.samples)
         note = None
         if f.within_tolerance is False:
@@ -157,7 +157,7 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
                                      f"{bad.settings_id}: {exclusion_reason(bad)}"))
             continue
-        nf = max(noise_floor(noise, f.runner, f.settings_id), noise_floor(noise, s.runner, s.settings_id),
+        nf = max(noise_floor(noise, f.runner, f.settings_id, topic), noise_floor(noise, s.runner, s.settings_id, topic),
                  key=lambda n: n.value)
         r = cache.ratio(s.samples, f.samples)
         note = f"{f.settings_id}: output outside tolerance" if f.within_tolerance is False else None

@@ -96,7 +96,7 @@ def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: Rat
     candidates = [m for m in ok if m.variant not in excluded]
     best = min(candidates, key=lambda m: m.median or float("inf")) if candidates else None
     fastest = min(ok, key=lambda m: m.median or float("inf")) if ok else None
-    nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings))
+    nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings), sc.topic)
     d = sc.variants.get(default)
     speed: Ratio | None = None
     verdict: str | None = None

@@ -284,8 +284,8 @@ class Dataset:
             })
         return rows
 
-    def noise_floor(self, runner: str, settings: dict[str, str]):  # type: ignore[no-untyped-def]
-        return noise_floor(self.noise, runner, settings_id(settings))
+    def noise_floor(self, runner: str, settings: dict[str, str], topic: str | None = None):  # type: ignore[no-untyped-def]
+        return noise_floor(self.noise, runner, settings_id(settings), topic)
 
     def __post_init__(self) -> None:
         self._scenarios: dict[str, list[Scenario]] = {}

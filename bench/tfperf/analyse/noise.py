@@ -17,13 +17,20 @@ class NoiseFloor:
     basis: str          # how it was obtained, for the page
 
 
-def noise_floor(records: Iterable[Noise], runner: str, settings_id: str) -> NoiseFloor:
-    """The max relative noise of the runner's A/A pairs for these settings, else of all its
-    pairs, else an assumed value."""
+def noise_floor(records: Iterable[Noise], runner: str, settings_id: str, topic: str | None = None) -> NoiseFloor:
+    """The max relative noise of the runner's A/A pairs, from the closest group that has any:
+    the same topic and settings, the same topic, the same settings (any topic), the whole
+    runner; else an assumed value. A pair measured for one topic says little about another
+    topic's noise (its cases, models and processes differ), so ``topic`` comes first."""
     mine = [r for r in records if r.runner == runner]
-    same = [r.rel_noise for r in mine if r.settings_id == settings_id]
-    if same:
-        return NoiseFloor(max(same), f"max of {len(same)} A/A pair(s) with settings {settings_id}")
-    if mine:
-        return NoiseFloor(max(r.rel_noise for r in mine), f"max of the runner's {len(mine)} A/A pair(s)")
+    tiers = []
+    if topic is not None:
+        tiers += [([r for r in mine if r.topic == topic and r.settings_id == settings_id],
+                   f"{topic} with settings {settings_id}"),
+                  ([r for r in mine if r.topic == topic], f"{topic}, all its settings groups")]
+    tiers += [([r for r in mine if r.settings_id == settings_id], f"settings {settings_id}, any topic"),
+              (mine, "the whole runner")]
+    for found, what in tiers:
+        if found:
+            return NoiseFloor(max(r.rel_noise for r in found), f"max of {len(found)} A/A pair(s): {what}")
     return NoiseFloor(ASSUMED_NOISE, f"assumed {ASSUMED_NOISE:.0%}: no A/A pair stored for this runner")

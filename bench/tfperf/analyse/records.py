@@ -98,6 +98,11 @@ class Noise:
     case_id: str
     time: str
 
+    @property
+    def topic(self) -> str:
+        """The topic of the A/A pair's case ("<topic>/<params>/<settings>/<variant>")."""
+        return self.case_id.split("/", 1)[0]
+
 
 @dataclass
 class Runner:

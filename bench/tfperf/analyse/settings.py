@@ -74,7 +74,7 @@ def settings_speedups(measurements: Iterable[Measurement], topic: str, baseline:
             bad = m if not m.ok else b
             out.append(SettingsSpeedup(m, b, None, None, None, f"{bad.settings_id}: {exclusion_reason(bad)}"))
             continue
-        nf = max(noise_floor(noise, m.runner, m.settings_id), noise_floor(noise, b.runner, b.settings_id),
+        nf = max(noise_floor(noise, m.runner, m.settings_id, topic), noise_floor(noise, b.runner, b.settings_id, topic),
                  key=lambda n: n.value)
         r = cache.ratio(b.samples, m.samples)
         out.append(SettingsSpeedup(m, b, r, nf, stats.verdict(r.low, r.high, nf.value)))
