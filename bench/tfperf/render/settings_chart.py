@@ -111,9 +111,10 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
     ytitle = "speedup over baseline (×)"
     labels = {_js_key(p): v for v, p in pos.items()}
     label_expr = "(" + repr(labels).replace("'", '"') + ")[''+datum.value]"
-    xenc = alt.X("x_pos:Q", title=x,
-                 scale=alt.Scale(domain=[min(pos.values()) - 0.5, max(pos.values()) + 0.5], nice=False),
-                 axis=alt.Axis(values=sorted(pos.values()), labelExpr=label_expr, grid=False))
+    xscale = alt.Scale(domain=[min(pos.values()) - 0.5, max(pos.values()) + 0.5], nice=False)
+    xaxis = alt.Axis(values=sorted(pos.values()), labelExpr=label_expr, grid=False, labelOverlap=False,
+                     labelAngle=-45 if len(pos) > 5 else 0)
+    xenc = alt.X("x_pos:Q", title=x, scale=xscale, axis=xaxis)
     yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'")
     y = alt.Y("speedup:Q", title=ytitle, scale=yscale, axis=yaxis)
     cenc = alt.Color("c_txt:N", title=color or "variant", legend=alt.Legend(orient="bottom", columns=1, labelLimit=360))
@@ -125,19 +126,23 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
                alt.Tooltip("ci_txt:N", title="95% CI of median"), alt.Tooltip("n:Q", title="samples"),
                alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
     base = alt.Chart().transform_filter(filt)
-    dash = alt.StrokeDash("runner:N", title="runner", legend=alt.Legend(orient="bottom") if len(runners) > 1 else None)
+    dash = alt.StrokeDash("runner:N", title="runner (lines)",
+                          legend=alt.Legend(orient="bottom") if len(runners) > 1 else None)
     line = base.transform_filter("datum.x_num").mark_line(opacity=0.7).encode(
         x=xenc, y=y, color=cenc, strokeDash=dash, detail="runner:N")
     points = base.mark_point(filled=True, size=60).encode(
         x=xenc, y=y, color=cenc, tooltip=tooltip,
-        shape=alt.Shape("runner:N", title="runner", legend=alt.Legend(orient="bottom") if len(runners) > 1 else None))
+        shape=alt.Shape("runner:N", title="runner (points)",
+                        legend=alt.Legend(orient="bottom") if len(runners) > 1 else None))
     rules = base.mark_rule(opacity=0.8).encode(x=xenc, y=alt.Y("speedup_low:Q", scale=yscale, title=ytitle),
                                                y2="speedup_high:Q", color=cenc, tooltip=tooltip)
     layers: list[Any] = [line, rules, points,
                          alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(1))]
     nums = [pos[v] for v in numeric]
     if nums and len(nums) < len(pos):
-        layers.append(alt.Chart().mark_rule(color="lightgray").encode(x=alt.datum(max(nums) + 0.5)))
+        # the same scale and axis as the data layers, or the merged axis loses its tick values
+        layers.append(alt.Chart().mark_rule(color="lightgray").encode(
+            x=alt.X(datum=max(nums) + 0.5, type="quantitative", title=x, scale=xscale, axis=xaxis)))
     layer = alt.layer(*layers).properties(width=200 if facet else 420, height=200)
     if facet or row:
         enc: dict[str, Any] = {}
