@@ -4,12 +4,12 @@ are caught here, once, and printed as one line."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
 from .errors import TfperfError
+from .measure.limits import MEMORY_SHARE, memory_limit
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -22,25 +22,6 @@ def _shard(text: str) -> tuple[int, int]:
     if not 1 <= i <= n:
         raise argparse.ArgumentTypeError(f"--shard {text}: I must be between 1 and N")
     return i, n
-
-
-# A worker above this share of physical memory is killed and its case stored as crashed,
-# before the kernel's OOM killer picks a process (possibly not ours) on a shared machine.
-MEMORY_SHARE = 0.75
-
-
-def default_memory_limit_mb() -> int | None:
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * MEMORY_SHARE / 2**20)
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def memory_limit(value: int | None) -> int | None:
-    """--memory-limit-mb: None -> the default share of RAM; 0 -> no limit."""
-    if value is None:
-        return default_memory_limit_mb()
-    return value or None
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, bool]:
     """The local results file: given with --results, or measured now. Returns (path, interrupted)."""
     if args.results:
         return Path(args.results), False
-    from ..cli import memory_limit
+    from ..measure.limits import memory_limit
     from ..measure.orchestrate import RunOptions, run
 
     options = RunOptions(profile=args.profile, topics=args.topic or None,
