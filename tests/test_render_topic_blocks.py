@@ -122,6 +122,8 @@ def test_tenrun_table(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-de
     assert v.first_mean == pytest.approx(sum(m.samples[:10]) / 10)   # inner_loops 1: ten samples
     html = _render(ds, "tenrun fixture_steps")
     assert "one 10-call mean" in html and "median (95% CI)" in html
+    n_out = sum(1 for _m, v in views if v.first_mean_outside_ci)
+    assert f"<strong>{n_out} of {len(views)}</strong> cases" in html
     n_rows = len(re.findall(r"<tr>", html)) - 1
     assert n_rows == len(views)
     after = _render(_changed(tmp_path, "graph", 2.0), "tenrun fixture_steps")

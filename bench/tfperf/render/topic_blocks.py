@@ -334,6 +334,9 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                    f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", ""], rows)
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
                           + provenance(ctx, [m for m, _v in items]) + "</details>"))
+    outside_n = sum(1 for _m, v in views if v.first_mean_outside_ci)
+    out.insert(1, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
+                         "lies outside the 95% confidence interval of the median of all samples.</p>"))
     more = sorted(w for w in windows if w > runs)
     foot = (f" Where the harness timed several calls per sample, a window is a whole number of samples: "
             f"{', '.join(str(w) for w in more)} calls instead of {runs} in some rows." if more else "")
