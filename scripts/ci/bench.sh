@@ -16,7 +16,7 @@
 # Unless TFPERF_FORCE=1, the runner's published file in data/ is copied into the output
 # first, so the harness skips every case whose complete key already has a result: a push
 # that changes one snippet re-measures that snippet only.
-# Here: TFPERF_VENV=/tmp/v1 TFPERF_TOPICS=predict_vs_call scripts/ci/bench.sh quick 1/2 local-ci-test
+# Here: TFPERF_VENV=.venv TFPERF_TOPICS=predict_vs_call scripts/ci/bench.sh quick 1/2 local-ci-test
 set -euo pipefail
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
     echo "usage: $0 PROFILE SHARD [RUNNER]" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The site build of the publish job: install the site extra, `mkdocs build --strict`.
 # Usage: scripts/ci/build-site.sh [SITE_DIR]      (default: site)
-# Here:  TFPERF_VENV=/tmp/v1 scripts/ci/build-site.sh /tmp/site-ci
+# Here:  TFPERF_VENV=.venv scripts/ci/build-site.sh /tmp/site-ci
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 tfperf_env "site"

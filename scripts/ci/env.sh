@@ -4,7 +4,7 @@
 #
 #   tfperf_env EXTRAS        EXTRAS: comma-separated extras of pyproject.toml ("tf,test")
 #
-# TFPERF_VENV=/path/to/venv  use that venv as it is, install nothing (here: TFPERF_VENV=/tmp/v1);
+# TFPERF_VENV=/path/to/venv  use that venv as it is, install nothing (e.g. TFPERF_VENV=.venv after scripts/setup);
 # otherwise                  TFPERF_EXTRAS=EXTRAS scripts/setup builds ./.venv with
 #                            `pip install -e ".[EXTRAS]"` (the one place install logic lives;
 #                            CI runners take this path).

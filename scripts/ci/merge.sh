@@ -6,7 +6,7 @@
 # Exit status: 0 all merged, 1 some file rejected (the valid ones are merged all the same).
 #
 # Usage: scripts/ci/merge.sh ARTIFACT_DIR [DATA_DIR]      (default DATA_DIR: data)
-# Here:  TFPERF_VENV=/tmp/v1 scripts/ci/merge.sh /tmp/artifacts /tmp/merged-data
+# Here:  TFPERF_VENV=.venv scripts/ci/merge.sh /tmp/artifacts /tmp/merged-data
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: $0 ARTIFACT_DIR [DATA_DIR]" >&2

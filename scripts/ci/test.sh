@@ -2,7 +2,7 @@
 # The test job: install the package with the measuring, site and test extras, run pytest.
 # Usage: scripts/ci/test.sh [PYTEST_ARGS...]
 #   CI (tests.yml):  scripts/ci/test.sh -m "not browser"
-#   here:            TFPERF_VENV=/tmp/v1 scripts/ci/test.sh
+#   here:            TFPERF_VENV=.venv scripts/ci/test.sh
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 tfperf_env "tf,site,test"

@@ -187,14 +187,19 @@ class Worker:
             "top_functions": [{"function": _short(f), "cumulative_s": inc / sampled * total / n,
                                "own_s": own / sampled * total / n, "calls": n}
                               for f, inc, own in sampling.top_functions(weights)
-                              if "tfperf/measure" not in f and "threading.py" not in f],
+                              if not any(m in f for m in ("tfperf/measure", "threading.py", "<frozen runpy>"))],
         }
 
 
 def _short(where: str) -> str:
+    """A frame's file without the machine's directories (no local paths in results)."""
     for marker in ("site-packages/", "lib/python"):
         if marker in where:
             return where.split(marker, 1)[1]
+    if os.sep in where.split(":", 1)[0]:
+        path, rest = where.split(":", 1)
+        parent = os.path.basename(os.path.dirname(path))
+        return f"{parent}/{os.path.basename(path)}:{rest}"
     return where
 
 
