@@ -94,3 +94,22 @@ def test_terminal_units_round_up_cleanly() -> None:
     from tfperf.analyse.versus_text import seconds
 
     assert [seconds(x) for x in (0.0009996, 0.000999, 2.5e-7, None)] == ["1 ms", "999 us", "250 ns", "-"]
+
+
+GAPS = Path(__file__).parent / "fixtures" / "site" / "gaps"
+
+
+def test_settings_claims_get_the_page_verdict_when_compared_with_itself(tmp_path: Path) -> None:
+    """Claims between settings groups (cpu_threads-style) are compared too: a runner
+    against a copy of itself gets, for each, exactly the verdict its page shows."""
+    here = tmp_path / "full.json"
+    shutil.copyfile(GAPS / "data" / "results" / "fixture-a" / "full.json", here)
+    v = compare_files(here, GAPS / "data" / "results", GAPS / "snippets", only=["fixture-a"])
+    ds = analyse(GAPS / "data" / "results", GAPS / "snippets")
+    page = {cr.id: cr.by_runner.get("fixture-a") for cr in ds.claim_results("fixture_settings")}
+    settings_ids = {"onednn_faster", "one_thread_slower", "omp_faster", "one_thread_faster_batch"}
+    got = {c.claim_id: c for c in v.claims if c.claim_id in settings_ids}
+    assert set(got) == settings_ids
+    for cid, c in got.items():
+        assert c.here == page[cid] == c.there["fixture-a/full"], cid
+    assert any(c.here != "no data" for c in got.values())

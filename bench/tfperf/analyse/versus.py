@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import stats
-from .claims import NO_DATA, check_claim
+from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
 from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
@@ -124,21 +124,22 @@ class ClaimVersus:
     agree: list[str]                   # runners whose verdict equals the one here
 
 
-def _same_scenarios(scs: Iterable[Scenario], keys: set[tuple[str, str]]) -> list[Scenario]:
-    return [sc for sc in scs if sc.key[1:] in keys]
+def _verdict_over(checks: Iterable[ClaimCheck], runner: str, keys: set[tuple[str, str]] | None = None) -> str:
+    """The runner's verdict over its checks, limited to the scenarios in ``keys``."""
+    return runner_verdict([c.verdict for c in checks
+                           if c.scenario.runner == runner and (keys is None or c.scenario.key[1:] in keys)])
 
 
 def claim_versus(topic: str, claim: dict[str, Any], here: Side, others: list[Side],
                  cache: RatioCache) -> ClaimVersus:
-    mine = here.scenarios(topic)
-    res = check_claim(claim, mine, here.noise, cache)
-    verdict_here = res.by_runner.get(here.name, NO_DATA)
+    """A claim between variants or between settings groups, here and on each runner over
+    the scenarios measured here."""
+    res = check_any_claim(claim, here.measurements, topic, here.noise, cache)
+    verdict_here = _verdict_over(res.checks, here.name)
     points = [c.ratio.point for c in res.checks if c.ratio is not None]
-    keys = {sc.key[1:] for sc in mine}
-    there: dict[str, str] = {}
-    for o in others:
-        r = check_claim(claim, _same_scenarios(o.scenarios(topic), keys), o.noise, cache)
-        there[o.name] = r.by_runner.get(o.name, NO_DATA)
+    keys = {c.scenario.key[1:] for c in res.checks}
+    there = {o.name: _verdict_over(check_any_claim(claim, o.measurements, topic, o.noise, cache).checks,
+                                   o.name, keys) for o in others}
     agree = [n for n, v in there.items() if v == verdict_here and v != NO_DATA]
     return ClaimVersus(topic=topic, claim_id=str(claim.get("id")), text=str(claim.get("text", claim.get("id"))),
                        here=verdict_here, here_ratio=(min(points), max(points)) if points else None,
@@ -255,7 +256,7 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
         info = topics.get(topic)
         if info is None:
             continue
-        claims += [claim_versus(topic, c, here, others, cache) for c in info.claims]
+        claims += [claim_versus(topic, c, here, others, cache) for c in (*info.claims, *info.settings_claims)]
         mine_sc = {sc.key[1:]: sc for sc in here.scenarios(topic)}
         for o in others:
             for sc in o.scenarios(topic):
