@@ -150,3 +150,27 @@ def test_page_without_data_and_fenced_examples(tmp_path: Path) -> None:
     html = site.page_content("<p>" + out.replace("\n\n", "</p><p>") + "</p>", "topics/x.md")
     assert "No results yet" in html and "no results yet" in html
     assert "TFPERFSLOT" not in html
+
+
+def test_breakdown_shows_stored_per_call_seconds(tmp_path: Path) -> None:
+    """Breakdown records store seconds per call of the profiled variant; the table shows
+    them as they are (a bug once divided them by the number of calls again)."""
+    from tfperf.render.html import seconds
+
+    root = _copy(tmp_path)
+    path = root / "fixture-a" / "full.json"
+    doc = json.loads(path.read_text())
+    r = next(r for r in doc["results"] if r["status"] == "ok")
+    doc["breakdowns"].append({
+        "case_id": r["case_id"], "topic": r["topic"], "variant": r["variant"], "params": r["params"],
+        "settings": r["settings"], "key_hash": r["key_hash"], "env_id": r["env_id"], "tool": "stack sampler",
+        "calls": 40, "total_s": 1.2,
+        "categories": [{"name": "building the input pipeline", "seconds": 0.02, "share": 0.667},
+                       {"name": "graph execution", "seconds": 0.01, "share": 0.333}],
+        "top_functions": [{"function": "<frozen runpy>:65(_run_code)", "cumulative_s": 0.03, "own_s": 0.0, "calls": 40},
+                          {"function": "keras/trainer.py:1(predict)", "cumulative_s": 0.03, "own_s": 0.0, "calls": 40}]})
+    path.write_text(json.dumps(doc))
+    html = _render(root, "breakdown fixture_topic")
+    assert str(seconds(0.02)) in html and str(seconds(0.03)) in html
+    assert str(seconds(0.02 / 40)) not in html
+    assert "frozen runpy" not in html

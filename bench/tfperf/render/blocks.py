@@ -296,10 +296,11 @@ def block_breakdown(d: Directive, ctx: Context) -> Markup:
     out = []
     for (runner, case_id), b in sorted(newest.items()):
         calls = int(b.get("calls") or 1)
-        cats = [[c.get("name"), seconds(float(c.get("seconds", 0)) / calls), percent(float(c.get("share", 0)))]
+        # The stored seconds are already per call of the profiled variant (schema: breakdown).
+        cats = [[c.get("name"), seconds(float(c.get("seconds", 0))), percent(float(c.get("share", 0)))]
                 for c in b.get("categories") or []]
-        funcs = [[element("code", f.get("function")), seconds(float(f.get("cumulative_s", 0)) / calls),
-                  f.get("calls")] for f in (b.get("top_functions") or [])[:10]]
+        funcs = [[element("code", f.get("function")), seconds(float(f.get("cumulative_s", 0)))]
+                 for f in (b.get("top_functions") or []) if "<frozen runpy>" not in str(f.get("function"))][:10]
         src = b["_source"]
         env = b.get("_env") or {}
         prov = Markup('<p class="tfperf-provenance">Data: ' + link(ctx.prefix + DATA_URL + src.rel, src.rel)
@@ -310,7 +311,7 @@ def block_breakdown(d: Directive, ctx: Context) -> Markup:
             f"{h(_scenario_text(b.get('params') or {}))}, {h(settings_id(b.get('settings') or {}))}, "
             f"runner {h(runner)} ({h(calls)} calls, {h(b.get('tool', 'profiler'))})</summary>"
             + table(["where the time goes", "per call", "share"], cats)
-            + table(["function (cumulative)", "per call", "calls"], funcs) + prov + "</details>"))
+            + table(["function (inclusive)", "per call"], funcs) + prov + "</details>"))
     return Markup("".join(out))
 
 
