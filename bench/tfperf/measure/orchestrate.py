@@ -372,6 +372,10 @@ class Runner:
         rest = [t for t in pending if t.id not in done]
         if outcome == "done":
             return []
+        if current is None and done:
+            # It died between two cases (after finishing one): the rest go to a new worker;
+            # every round finishes at least one task, so this ends.
+            return rest
         if current is None:
             # The worker died before starting a case: TensorFlow failed to import, for instance.
             # Every pending case fails with the same error, and the group ends.
