@@ -29,7 +29,12 @@ def main() -> int:
     send = lambda msg: out.write(json.dumps(msg) + "\n")  # noqa: E731
     send({"type": "ready", "env": env, "import_s": 0.0})
     template = {k: v for k, v in VALID["results"][0].items() if k not in PARENT_FIELDS}
-    for task in job["tasks"]:
+    die_once = os.environ.get("FAKE_WORKER_DIE_ONCE")  # a marker file: the first worker dies
+    for i, task in enumerate(job["tasks"]):
+        if die_once and i == 1 and not os.path.exists(die_once):
+            Path(die_once).touch()
+            out.flush()
+            os._exit(3)  # between two cases: after one result, before the next start
         send({"type": "start", "id": task["id"]})
         time.sleep(delay)
         send({"type": "result", "id": task["id"], "result": copy.deepcopy(template)})
