@@ -94,6 +94,15 @@ def runner_verdict(verdicts: list[str]) -> str:
     return stats.INCONCLUSIVE
 
 
+def _result(claim: dict[str, Any], checks: list[ClaimCheck]) -> ClaimResult:
+    """The claim's checks with each runner's verdict over its scenarios."""
+    per_runner: dict[str, list[str]] = defaultdict(list)
+    for ch in checks:
+        per_runner[ch.scenario.runner].append(ch.verdict)
+    return ClaimResult(claim=claim, checks=checks,
+                       by_runner={r: runner_verdict(v) for r, v in sorted(per_runner.items())})
+
+
 def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise],
                 cache: RatioCache) -> ClaimResult:
     faster, slower = str(claim.get("faster")), str(claim.get("slower"))
@@ -115,12 +124,7 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
         if f.within_tolerance is False:
             note = f"{faster}'s output is outside tolerance"
         checks.append(ClaimCheck(str(claim.get("id")), sc, r, nf, stats.verdict(r.low, r.high, nf.value), note))
-    result = ClaimResult(claim=claim, checks=checks)
-    per_runner: dict[str, list[str]] = defaultdict(list)
-    for ch in checks:
-        per_runner[ch.scenario.runner].append(ch.verdict)
-    result.by_runner = {r: runner_verdict(v) for r, v in sorted(per_runner.items())}
-    return result
+    return _result(claim, checks)
 
 
 def is_settings_claim(claim: dict[str, Any]) -> bool:
@@ -163,12 +167,7 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
         note = f"{f.settings_id}: output outside tolerance" if f.within_tolerance is False else None
         checks.append(ClaimCheck(str(claim.get("id")), sc, r, nf, stats.verdict(r.low, r.high, nf.value), note))
     checks.sort(key=lambda c: c.scenario.key)
-    result = ClaimResult(claim=claim, checks=checks)
-    per_runner: dict[str, list[str]] = defaultdict(list)
-    for ch in checks:
-        per_runner[ch.scenario.runner].append(ch.verdict)
-    result.by_runner = {r: runner_verdict(v) for r, v in sorted(per_runner.items())}
-    return result
+    return _result(claim, checks)
 
 
 def check_any_claim(claim: dict[str, Any], measurements: list[Measurement], topic: str,
