@@ -175,6 +175,10 @@ def test_sigkill_of_the_run_leaves_no_worker_and_a_valid_file(tmp_path: Path) ->
     proc = _start(tmp_path, snippets)
     marker = tmp_path / "marker"
     _wait_for(marker.exists, 120, "the long case to start")
+    # The worker starts the long case as soon as it has sent the first result; the run may
+    # not have saved that result yet on a busy machine. Kill only once it is on disk, so the
+    # test asks "is a saved case kept?", not "who wins the race?".
+    _wait_for(lambda: len(_results(tmp_path)) == 1, 30, "the first result to be saved")
     workers = _children(proc.pid)
     assert workers
     proc.send_signal(signal.SIGKILL)
