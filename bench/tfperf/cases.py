@@ -37,7 +37,8 @@ DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
 
 # Process settings every topic understands. A topic may declare more under `settings:`.
 # Each value maps to: env (set before TensorFlow is imported), intra_op_threads,
-# inter_op_threads, eager (False = tf.compat.v1.disable_eager_execution()).
+# inter_op_threads, eager (False = tf.compat.v1.disable_eager_execution()), cpus (the CPU
+# numbers the worker is pinned to before TensorFlow is imported, e.g. [1] or "0,1"; Linux).
 BUILTIN_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     "keras": {
         "3": {"env": {"TF_USE_LEGACY_KERAS": "0"}},
@@ -45,7 +46,7 @@ BUILTIN_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
-PROCESS_FIELDS = {"env", "intra_op_threads", "inter_op_threads", "eager"}
+PROCESS_FIELDS = {"env", "intra_op_threads", "inter_op_threads", "eager", "cpus"}
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,17 @@ def _resolve_values(values: Iterable[Any], cores: int) -> list[Any]:
     return seen
 
 
+def _cpu_list(val: Any, path: Path, where: str) -> list[int]:
+    """CPU numbers to pin a worker to: a list of integers or a string like "1" or "0,2"."""
+    items = str(val).split(",") if isinstance(val, (str, int)) else val if isinstance(val, list) else []
+    try:
+        cpus = sorted({int(str(c).strip()) for c in items})
+    except (TypeError, ValueError):
+        cpus = []
+    _require(bool(cpus) and cpus[0] >= 0, path, where, f"expected CPU numbers such as [1] or \"0,1\", got {val!r}")
+    return cpus
+
+
 def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> dict[str, Any]:
     declared = {**BUILTIN_SETTINGS, **topic.data.get("settings_map", {})}
     process: dict[str, Any] = {"env": {}}
@@ -202,6 +214,8 @@ def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> dict[str
                 process["env"].update({str(k): str(v) for k, v in val.items()})
             elif fld in ("intra_op_threads", "inter_op_threads"):
                 process[fld] = int(val)
+            elif fld == "cpus":
+                process[fld] = _cpu_list(val, topic.path, f"settings_map.{key}.{value}.cpus")
             else:
                 process[fld] = val
     return process

@@ -165,6 +165,7 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
             "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
             "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
             "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+            "cpu_affinity": process.get("cpus"),
         },
     }
 

@@ -220,17 +220,36 @@ def exit_with_parent(interval_s: float = 0.5) -> threading.Thread:
     return t
 
 
+def pin(cpus: list[int] | None) -> None:
+    """Pin this process (and the threads TensorFlow will start) to ``cpus``, before the
+    import, so that TensorFlow sizes its thread pools for them. Pinning keeps a case off
+    the CPU that the operating system or a neighbour is using; it narrows the spread on
+    a shared machine (see scripts/selfcheck.py)."""
+    if not cpus:
+        return
+    if not hasattr(os, "sched_setaffinity"):
+        raise RuntimeError(f"the process setting cpus={cpus} needs Linux (os.sched_setaffinity)")
+    allowed = sorted(os.sched_getaffinity(0))
+    missing = [c for c in cpus if c not in allowed]
+    if missing:
+        raise RuntimeError(f"the process setting cpus={cpus} names CPU(s) {missing} this machine does not "
+                           f"let the worker use (allowed: {allowed})")
+    os.sched_setaffinity(0, cpus)
+
+
 def main(argv: list[str]) -> int:
     exit_with_parent()
     channel = Channel(int(argv[1]))
     job = json.loads(sys.stdin.read())
+    machine = envinfo.machine_info()  # before pinning: the machine's cores, not the worker's
+    pin(job["process"].get("cpus"))
     t0 = time.perf_counter()
     tf, import_log = _import_capturing_stderr(job["process"])
     import_s = time.perf_counter() - t0
     tf_info = envinfo.tensorflow_info(tf, job["settings"], job["process"])
     tf_info["tf_cpu_features"] = {**(tf_info.get("tf_cpu_features") or {}),
                                   **envinfo.cpu_guard_message(import_log)}
-    env = {**envinfo.machine_info(), **tf_info,
+    env = {**machine, **tf_info,
            "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
            "time": envinfo.now_iso()}
     channel.send({"type": "ready", "env": env, "import_s": import_s})
