@@ -17,7 +17,7 @@ from ..analyse.claims import NO_DATA, is_settings_claim
 from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
-from .charts import ChartError, chart_spec
+from .charts import ChartError, chart_specs
 from .directives import Directive, DirectiveError
 from .embed import SvgCache, chart_html
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
@@ -123,8 +123,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
                   default_label=ds.label(topic, default), title=d.options.get("title"), order=order,
                   unit=ds.unit(topic), settings_order=info.settings_values if info else None)
     try:
-        spec = chart_spec(rows, **kwargs)  # type: ignore[arg-type]
-        static = chart_spec(rows, static=True, **kwargs)  # type: ignore[arg-type]
+        spec, static = chart_specs(rows, **kwargs)  # type: ignore[arg-type]
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
@@ -137,7 +136,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
 
 def _settings_chart(d: Directive, ctx: Context) -> Markup:
     """``view=settings``: a setting on the x axis, speedups over the baseline settings."""
-    from .settings_chart import settings_chart_spec
+    from .settings_chart import settings_chart_specs
 
     topic, ds = str(d.topic), ctx.ds
     info = ds.topics.get(topic)
@@ -153,8 +152,7 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
                   row=d.options.get("row"), baseline_label=base, title=d.options.get("title"),
                   settings_order=info.settings_values, param_order=info.param_values)
     try:
-        spec = settings_chart_spec(rows, **kwargs)  # type: ignore[arg-type]
-        static = settings_chart_spec(rows, static=True, **kwargs)  # type: ignore[arg-type]
+        spec, static = settings_chart_specs(rows, **kwargs)  # type: ignore[arg-type]
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)

@@ -44,14 +44,21 @@ def _spans_decades(rows: list[dict[str, Any]], fields: list[str]) -> bool:
     return bool(xs) and max(xs) / min(xs) > 10
 
 
-def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, facet: str | None = None,
-               default_label: str = "the default", title: str | None = None,
-               static: bool = False, order: dict[str, list[Any]] | None = None,
-               unit: str = "call", settings_order: dict[str, list[Any]] | None = None) -> dict[str, Any]:
-    """A Vega-Lite spec for one view of a topic. ``x`` and ``facet`` are parameter names.
+def chart_spec(rows: list[dict[str, Any]], view: str, static: bool = False, **options: Any) -> dict[str, Any]:
+    """A Vega-Lite spec for one view of a topic (see ``chart_specs``)."""
+    interactive, still = chart_specs(rows, view, **options)
+    return still if static else interactive
 
-    ``static=True`` keeps only the rows the initial choices show (for the SVG fallback,
-    which cannot be interacted with and renders much faster from fewer rows)."""
+
+def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, facet: str | None = None,
+                default_label: str = "the default", title: str | None = None,
+                order: dict[str, list[Any]] | None = None, unit: str = "call",
+                settings_order: dict[str, list[Any]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Vega-Lite specs for one view of a topic: the interactive one, and the static one
+    for the SVG fallback, which keeps only the rows the initial choices show (it cannot
+    be interacted with, and renders much faster from fewer rows). Both come from one
+    Altair chart: building and validating it is most of a site build's time.
+    ``x`` and ``facet`` are parameter names."""
     if view not in VIEWS:
         raise ChartError(f"unknown chart view {view!r} (known: {', '.join(VIEWS)})")
     if not rows:
@@ -87,8 +94,6 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
             opts = _values(rows, f"p_{p}", (order or {}).get(p))
             sel.append((f"p_{p}", f"p_{p}", opts, opts[0]))
 
-    if static:
-        data = [d for d in data if _initially_shown(d, sel)]
     alt_params = [alt.param(name=name, value=init,
                             bind=alt.binding_select(options=opts, name=_pretty(name) + " "))
                   for name, _f, opts, init in sel]
@@ -156,9 +161,9 @@ def chart_spec(rows: list[dict[str, Any]], view: str, x: str | None = None, face
     chart = chart.add_params(*alt_params).properties(title=title or "")
     chart = chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
     spec = chart.to_dict(validate=True)   # validated without the rows (fast); rows added below
-    spec["datasets"] = {"rows": data}
     spec.pop("$schema", None)   # no URL in the page; the embed code says "vega-lite"
-    return spec
+    shown = [d for d in data if _initially_shown(d, sel)]
+    return {**spec, "datasets": {"rows": data}}, {**spec, "datasets": {"rows": shown}}
 
 
 def _initially_shown(d: dict[str, Any], sel: list[tuple[str, str, list[Any], Any]]) -> bool:

@@ -51,11 +51,18 @@ def _js_key(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(x)
 
 
-def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = None, facet: str | None = None,
-                        row: str | None = None, baseline_label: str = "the baseline settings",
-                        title: str | None = None, static: bool = False,
-                        settings_order: dict[str, list[str]] | None = None,
-                        param_order: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+def settings_chart_spec(rows: list[dict[str, Any]], x: str, static: bool = False, **options: Any) -> dict[str, Any]:
+    """One spec of ``settings_chart_specs``: the interactive one, or the static one."""
+    interactive, still = settings_chart_specs(rows, x, **options)
+    return still if static else interactive
+
+
+def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None = None, facet: str | None = None,
+                         row: str | None = None, baseline_label: str = "the baseline settings",
+                         title: str | None = None, settings_order: dict[str, list[str]] | None = None,
+                         param_order: dict[str, list[Any]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The interactive spec and the static one (the rows the initial choices show, for the
+    SVG fallback), from one Altair chart."""
     if not rows:
         raise ChartError("no rows")
     settings = sorted({k[2:] for r in rows for k in r if k.startswith("s_")})
@@ -98,8 +105,6 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
     variants = _values(rows, "variant")
     if len(variants) > 1:
         sel.append(("variant", variants))
-    if static:
-        data = [d for d in data if all(str(d.get(f)) == str(o[0]) for f, o in sel)]
     names = {f: f"sel_{i}" for i, (f, _o) in enumerate(sel)}
     alt_params = [alt.param(name=names[f], value=o[0],
                             bind=alt.binding_select(options=o, name=(f[2:] if f[:2] in ("p_", "s_") else f) + ": "))
@@ -157,6 +162,6 @@ def settings_chart_spec(rows: list[dict[str, Any]], x: str, color: str | None = 
     chart = chart.add_params(*alt_params).properties(title=title or "")
     chart = chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
     spec = chart.to_dict(validate=True)
-    spec["datasets"] = {"rows": data}
     spec.pop("$schema", None)
-    return spec
+    shown = [d for d in data if all(str(d.get(f)) == str(o[0]) for f, o in sel)]
+    return {**spec, "datasets": {"rows": data}}, {**spec, "datasets": {"rows": shown}}
