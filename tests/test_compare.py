@@ -113,3 +113,20 @@ def test_settings_claims_get_the_page_verdict_when_compared_with_itself(tmp_path
     for cid, c in got.items():
         assert c.here == page[cid] == c.there["fixture-a/full"], cid
     assert any(c.here != "no data" for c in got.values())
+
+
+def test_topic_option_limits_a_comparison_of_a_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((RESULTS / "fixture-b" / "full.json").read_text())
+    other = [{**r, "topic": "other_topic", "case_id": r["case_id"].replace("fixture_topic/", "other_topic/", 1)}
+             for r in doc["results"]]
+    here = tmp_path / "full.json"
+    here.write_text(json.dumps({**doc, "results": doc["results"] + other}))
+    whole = compare_files(here, RESULTS, SNIPPETS)
+    only = compare_files(here, RESULTS, SNIPPETS, topics_only=["fixture_topic"])
+    assert {m.topic for m in whole.here.measurements} == {"fixture_topic", "other_topic"}
+    assert {m.topic for m in only.here.measurements} == {"fixture_topic"}
+    assert only.topics() == ["fixture_topic"] and len(only.cases) == len(whole.cases)
+    args = ["compare", "--results", str(here), "--published", str(RESULTS), "--snippets", str(SNIPPETS)]
+    assert main([*args, "--topic", "no_such_topic"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown topic(s): no_such_topic" in err and "fixture_topic" in err

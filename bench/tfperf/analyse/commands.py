@@ -42,7 +42,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .versus_text import render
 
     path, interrupted = _local_results(args)
-    v = compare_files(path, args.published, args.snippets, only=args.against or ())
+    v = compare_files(path, args.published, args.snippets, only=args.against or (), topics_only=args.topic or ())
     if args.json:
         json.dump(as_json(v), sys.stdout, indent=1, sort_keys=True, allow_nan=False)
         sys.stdout.write("\n")

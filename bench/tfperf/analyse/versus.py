@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import stats
+from ..errors import TfperfError
 from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
 from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .noise import NoiseFloor, noise_floor
@@ -299,18 +300,28 @@ def as_json(v: Versus) -> dict[str, Any]:
 
 
 def compare_files(here_path: str | Path, published_root: str | Path, snippets_dir: str | Path,
-                  only: Iterable[str] = (), cache: RatioCache | None = None) -> Versus:
+                  only: Iterable[str] = (), cache: RatioCache | None = None,
+                  topics_only: Iterable[str] = ()) -> Versus:
     """Load the local results file and every published one under ``published_root``
     (``data/results``) and compare. A published file that cannot be read is listed in
     ``errors`` (file and field named) and the others are still used; the local file must load.
-    ``only`` restricts the published side to these runner labels or "<runner>/<profile>" names."""
+    ``only`` restricts the published side to these runner labels or "<runner>/<profile>" names;
+    ``topics_only`` restricts the comparison to these topics."""
     from ..store import load
     from .dataset import load_topics
     from .source import load_results
 
     topics, topic_errors = load_topics(snippets_dir)
     here_path = Path(here_path)
-    here = side(HERE, here_path, load(here_path), topics)
+    doc = load(here_path)
+    wanted_topics = set(topics_only)
+    if wanted_topics:
+        known = {r["topic"] for r in doc["results"]} | set(topics)
+        if wanted_topics - known:
+            raise TfperfError(f"unknown topic(s): {', '.join(sorted(wanted_topics - known))} "
+                              f"(known: {', '.join(sorted(known))})")
+        doc = {**doc, "results": [r for r in doc["results"] if r["topic"] in wanted_topics]}
+    here = side(HERE, here_path, doc, topics)
     docs, load_errors = load_results(published_root)
     wanted = set(only)
     others: list[Side] = []
