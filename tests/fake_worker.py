@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from tfperf.measure.worker import read_job, wait_turn  # the real protocol (no TensorFlow import)
+
 VALID = json.loads((Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))
 PARENT_FIELDS = {"case_id", "topic", "params", "settings", "variant", "is_reference", "is_default", "key",
                  "key_hash", "env_id"}
@@ -22,7 +24,7 @@ PARENT_FIELDS = {"case_id", "topic", "params", "settings", "variant", "is_refere
 
 def main() -> int:
     out = os.fdopen(int(sys.argv[-1]), "w", buffering=1, encoding="utf-8")
-    job = json.loads(sys.stdin.read())
+    job = read_job(sys.stdin)
     delay = float(os.environ.get("FAKE_WORKER_DELAY_S", "0.01"))
     env = {**copy.deepcopy(next(iter(VALID["environments"].values()))), "runner": job["runner"],
            "settings": job["settings"]}
@@ -35,6 +37,7 @@ def main() -> int:
             Path(die_once).touch()
             out.flush()
             os._exit(3)  # between two cases: after one result, before the next start
+        wait_turn(sys.stdin)
         send({"type": "start", "id": task["id"]})
         time.sleep(delay)
         send({"type": "result", "id": task["id"], "result": copy.deepcopy(template)})

@@ -290,9 +290,18 @@ class Runner:
                                 pass_fds=(wfd,), start_new_session=True)
         os.close(wfd)
         assert proc.stdin is not None
-        proc.stdin.write(json.dumps(job).encode())
-        proc.stdin.close()
+        proc.stdin.write(json.dumps(job).encode() + b"\n")
+        proc.stdin.flush()   # stays open: the worker waits for "go" before each case
         return proc, rfd
+
+    def _go(self) -> None:
+        """Let the worker start its next case (everything it sent is saved by now)."""
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(b"go\n")
+            self._proc.stdin.flush()
+        except OSError:
+            pass  # the worker is gone; the message loop sees the end of its pipe
 
     def _messages(self, rfd: int, deadline_for: Any) -> Iterator[dict[str, Any] | str]:
         """Yield messages; yield "timeout" / "memory" / "eof" when the worker goes wrong."""
@@ -341,32 +350,38 @@ class Runner:
                 if kind == "ready":
                     env = env_id(msg["env"])
                     self._save(environments={env: msg["env"]})
+                    self._go()
                 elif kind == "start":
                     current = by_id[msg["id"]]
                     deadline = time.monotonic() + current.case.timeout_s
                     self.progress.update(current.id)
-                elif kind == "result" and current is not None:
-                    self._finish(current, msg["result"], env, first_samples)
+                elif kind in ("result", "breakdown", "breakdown_failed") and current is not None:
+                    if kind == "result":
+                        self._finish(current, msg["result"], env, first_samples)
+                    elif kind == "breakdown":
+                        c = current.case
+                        self._save(breakdowns=[{"case_id": c.case_id, "topic": c.topic, "variant": c.variant,
+                                                "params": c.params, "settings": c.settings,
+                                                "key_hash": key_hash(current.key), "env_id": env,
+                                                **msg["breakdown"]}])
+                        self.progress.update(current.id, finished=True)
+                    else:
+                        print(f"\nbreakdown {current.id} failed: {msg['error']}", file=sys.stderr)
                     done.add(current.id)
                     current = None
-                elif kind == "breakdown" and current is not None:
-                    c = current.case
-                    self._save(breakdowns=[{"case_id": c.case_id, "topic": c.topic, "variant": c.variant,
-                                            "params": c.params, "settings": c.settings,
-                                            "key_hash": key_hash(current.key), "env_id": env, **msg["breakdown"]}])
-                    done.add(current.id)
-                    self.progress.update(current.id, finished=True)
-                    current = None
-                elif kind == "breakdown_failed" and current is not None:
-                    print(f"\nbreakdown {current.id} failed: {msg['error']}", file=sys.stderr)
-                    done.add(current.id)
-                    current = None
+                    self._go()
+                    deadline = time.monotonic() + 120   # until the next "start" resets it
                 elif kind == "done":
                     break
             if outcome != "done":
                 self._kill()
             else:
                 self._proc.wait()
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.close()
+            except OSError:
+                pass
             log.seek(0)
             tail = log.read().decode("utf-8", "replace")[-3000:]
         rest = [t for t in pending if t.id not in done]

@@ -1,13 +1,19 @@
 """The worker process: imports TensorFlow once under fixed process settings, then runs
 the cases it is given and sends one JSON message per line back over a pipe.
 
-Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol (one JSON
-object per line on the file descriptor given as argv[1]):
+Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol: the job
+arrives as one JSON line on stdin; messages go back one JSON object per line on the file
+descriptor given as argv[1]:
 
     {"type": "ready", "env": {...}, "import_s": 2.9}
     {"type": "start", "case_id": "..."}
     {"type": "result", "result": {...}}        # or "breakdown"
     {"type": "done"}
+
+Before each "start" the worker waits for a "go" line on stdin: the parent sends it once it
+has saved what the worker sent last, so the parent's writing of the results file never
+overlaps a measurement (on a small machine it would take a core from the case). End of
+stdin means the parent is gone: the worker exits.
 """
 
 from __future__ import annotations
@@ -220,6 +226,19 @@ def exit_with_parent(interval_s: float = 0.5) -> threading.Thread:
     return t
 
 
+def read_job(stream: Any) -> dict[str, Any]:
+    line = stream.readline()
+    if not line:
+        raise SystemExit("worker: no job on stdin")
+    return json.loads(line)
+
+
+def wait_turn(stream: Any) -> None:
+    """Block until the parent says "go" (see the module's docstring); exit at end of input."""
+    if stream.readline().strip() != "go":
+        os._exit(0)
+
+
 def pin(cpus: list[int] | None) -> None:
     """Pin this process (and the threads TensorFlow will start) to ``cpus``, before the
     import, so that TensorFlow sizes its thread pools for them. Pinning keeps a case off
@@ -240,7 +259,7 @@ def pin(cpus: list[int] | None) -> None:
 def main(argv: list[str]) -> int:
     exit_with_parent()
     channel = Channel(int(argv[1]))
-    job = json.loads(sys.stdin.read())
+    job = read_job(sys.stdin)
     machine = envinfo.machine_info()  # before pinning: the machine's cores, not the worker's
     pin(job["process"].get("cpus"))
     t0 = time.perf_counter()
@@ -255,6 +274,7 @@ def main(argv: list[str]) -> int:
     channel.send({"type": "ready", "env": env, "import_s": import_s})
     worker = Worker(channel)
     for task in job["tasks"]:
+        wait_turn(sys.stdin)
         channel.send({"type": "start", "id": task["id"]})
         if task["kind"] == "breakdown":
             try:
