@@ -12,8 +12,9 @@
 
 This machine's level drifts by 10-30% from one half-minute to the next (other tenants),
 so one harness run compared with one timeit run a minute later mostly measures the
-drift. Each case is therefore measured in ROUNDS rounds, harness and timeit back to back,
-the order swapped every round so that a trend favours neither; the target applies to the
+drift. Each case is therefore measured in several rounds (--rounds, default 5; with three,
+two rounds in one noisy spell decided the median), harness and timeit back to back, the
+order swapped every round so that a trend favours neither; the target applies to the
 median of the per-round differences, and every round is printed.
 
 The cases run in two process settings: pinned to one CPU with one TensorFlow thread (the
@@ -130,7 +131,7 @@ def _timeit(snippets: Path, cpus: str, model: str, batch: int) -> tuple[float, f
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=3, help="harness/timeit pairs per case (default 3)")
+    ap.add_argument("--rounds", type=int, default=5, help="harness/timeit pairs per case (default 5)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     figures: dict[str, Any] = {"rounds": args.rounds, "cases": {}}
