@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .. import stats
 from ..analyse import Dataset
@@ -18,74 +17,13 @@ from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
 from .charts import ChartError, chart_specs
+from .context import (DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance,  # noqa: F401
+                      stale_mark, verdict_badge)
 from .directives import Directive, DirectiveError
-from .embed import SvgCache, chart_html
+from .embed import chart_html
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
                    times_ci)
-
-DATA_URL = "data/results/"        # where the raw results files are published in the site
-SCHEMA_URL = "data/schema_v1.json"
-SVG_URL = "assets/charts/"
-
-
-@dataclass
-class Context:
-    ds: Dataset
-    prefix: str                                  # relative path from the page to the site root
-    svgs: SvgCache
-    notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
-    topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
-    counter: list[int] = field(default_factory=lambda: [0])
-    shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
-
-    def next_id(self, kind: str) -> str:
-        self.counter[0] += 1
-        return f"tfperf-{kind}-{self.counter[0]}"
-
-
-VERDICT_CLASS = {stats.HOLDS: "holds", stats.DOES_NOT_HOLD: "fails", stats.INCONCLUSIVE: "inconclusive",
-                 NO_DATA: "nodata"}
-
-
-def verdict_badge(v: str | None, extra: str = "") -> Markup:
-    if v is None:
-        return Markup("–")
-    return element("span", v + extra, class_=f"tfperf-verdict tfperf-{VERDICT_CLASS.get(v, 'nodata')}")
-
-
-def no_results(ds: Dataset, what: str) -> Markup:
-    return admonition("info", "No results yet",
-                      Markup(f"<p>{h(what)}: no results in <code>{h(ds.results_root)}</code> yet. "
-                             "Run <code>tfperf run</code> (see “Run it yourself”) and rebuild.</p>"))
-
-
-def stale_mark(ms: Iterable[Measurement]) -> Markup:
-    reasons = sorted({m.stale_reason or "stale" for m in ms if m.stale})
-    if not reasons:
-        return Markup("")
-    return element("span", "stale", class_="tfperf-stale", title="; ".join(reasons))
-
-
-# -- provenance ---------------------------------------------------------------------------
-
-def provenance(ctx: Context, ms: Iterable[Measurement]) -> Markup:
-    """The raw files a figure was drawn from, with runner, commit(s) and date(s)."""
-    by_src: dict[str, dict[str, Any]] = {}
-    for m in ms:
-        e = by_src.setdefault(m.source.rel, {"runner": m.runner, "commits": set(), "dates": set()})
-        if m.commit:
-            e["commits"].add(m.commit[:10])
-        e["dates"].add(m.finished_at.date().isoformat())
-    if not by_src:
-        return Markup("")
-    items = []
-    for rel, e in sorted(by_src.items()):
-        dates = sorted(e["dates"])
-        when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
-        commits = ", ".join(sorted(e["commits"])) or "unknown"
-        items.append(join([link(ctx.prefix + DATA_URL + rel, rel), " — runner ", element("code", e["runner"]),
-                           ", commit ", element("code", commits), ", measured ", when]))
-    return Markup('<p class="tfperf-provenance">Data: ' + "; ".join(items) + "</p>")
+from .topic_blocks import EXTRA_BLOCKS
 
 
 # -- block renderers ----------------------------------------------------------------------
@@ -425,6 +363,5 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
 NEEDS_TOPIC = {"chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "settings", "metrics", "breakeven", "tenrun"}
 
-from .topic_blocks import EXTRA_BLOCKS  # noqa: E402  (they import Context and helpers from here)
 
 BLOCKS.update(EXTRA_BLOCKS)

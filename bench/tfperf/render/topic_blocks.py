@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import stats
 from ..analyse.records import Measurement, params_id, settings_id
-from .blocks import Context, no_results, provenance, stale_mark
+from .context import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times
 

@@ -1,0 +1,80 @@
+"""What every block renderer shares: the page's :class:`Context` (the analysed data, the
+path to the site root, the SVG cache) and the small pieces each figure carries (verdict
+badge, "no results yet", stale mark, provenance line). Kept apart from the renderers so
+the modules of renderers (``blocks``, ``topic_blocks``) import it and not each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .. import stats
+from ..analyse import Dataset
+from ..analyse.claims import NO_DATA
+from ..analyse.records import Measurement
+from .embed import SvgCache
+from .html import Markup, admonition, element, h, join, link
+
+DATA_URL = "data/results/"        # where the raw results files are published in the site
+SCHEMA_URL = "data/schema_v1.json"
+SVG_URL = "assets/charts/"
+
+
+@dataclass
+class Context:
+    ds: Dataset
+    prefix: str                                  # relative path from the page to the site root
+    svgs: SvgCache
+    notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
+    topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
+    counter: list[int] = field(default_factory=lambda: [0])
+    shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
+
+    def next_id(self, kind: str) -> str:
+        self.counter[0] += 1
+        return f"tfperf-{kind}-{self.counter[0]}"
+
+
+VERDICT_CLASS = {stats.HOLDS: "holds", stats.DOES_NOT_HOLD: "fails", stats.INCONCLUSIVE: "inconclusive",
+                 NO_DATA: "nodata"}
+
+
+def verdict_badge(v: str | None, extra: str = "") -> Markup:
+    if v is None:
+        return Markup("–")
+    return element("span", v + extra, class_=f"tfperf-verdict tfperf-{VERDICT_CLASS.get(v, 'nodata')}")
+
+
+def no_results(ds: Dataset, what: str) -> Markup:
+    return admonition("info", "No results yet",
+                      Markup(f"<p>{h(what)}: no results in <code>{h(ds.results_root)}</code> yet. "
+                             "Run <code>tfperf run</code> (see “Run it yourself”) and rebuild.</p>"))
+
+
+def stale_mark(ms: Iterable[Measurement]) -> Markup:
+    reasons = sorted({m.stale_reason or "stale" for m in ms if m.stale})
+    if not reasons:
+        return Markup("")
+    return element("span", "stale", class_="tfperf-stale", title="; ".join(reasons))
+
+
+# -- provenance ---------------------------------------------------------------------------
+
+def provenance(ctx: Context, ms: Iterable[Measurement]) -> Markup:
+    """The raw files a figure was drawn from, with runner, commit(s) and date(s)."""
+    by_src: dict[str, dict[str, Any]] = {}
+    for m in ms:
+        e = by_src.setdefault(m.source.rel, {"runner": m.runner, "commits": set(), "dates": set()})
+        if m.commit:
+            e["commits"].add(m.commit[:10])
+        e["dates"].add(m.finished_at.date().isoformat())
+    if not by_src:
+        return Markup("")
+    items = []
+    for rel, e in sorted(by_src.items()):
+        dates = sorted(e["dates"])
+        when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+        commits = ", ".join(sorted(e["commits"])) or "unknown"
+        items.append(join([link(ctx.prefix + DATA_URL + rel, rel), " — runner ", element("code", e["runner"]),
+                           ", commit ", element("code", commits), ", measured ", when]))
+    return Markup('<p class="tfperf-provenance">Data: ' + "; ".join(items) + "</p>")
