@@ -43,6 +43,11 @@ DEFAULT_CATEGORIES = [
 ]
 
 
+# Time a worker may take outside any case (importing TensorFlow; between a "go" and the
+# next "start") before it counts as hung.
+GRACE_S = 120.0
+
+
 @dataclass
 class RunOptions:
     profile: str = "quick"
@@ -338,7 +343,7 @@ class Runner:
         current: Task | None = None
         env: str | None = None
         started = time.monotonic()
-        deadline = started + 120 + pending[0].case.timeout_s  # import + first case
+        deadline = started + GRACE_S + pending[0].case.timeout_s  # import + first case
         with tempfile.TemporaryFile() as log:
             self._proc, rfd = self._spawn(pending, log)
             outcome = "done"
@@ -370,7 +375,7 @@ class Runner:
                     done.add(current.id)
                     current = None
                     self._go()
-                    deadline = time.monotonic() + 120   # until the next "start" resets it
+                    deadline = time.monotonic() + GRACE_S   # until the next "start" resets it
                 elif kind == "done":
                     break
             if outcome != "done":
