@@ -181,8 +181,10 @@ def test_new_doc_is_valid() -> None:
 
 # -- migration -------------------------------------------------------------------------
 
-def test_registry_is_empty_today() -> None:
-    assert store.MIGRATIONS == {}  # version 1 is the first released version
+def test_registry_has_the_step_to_version_2() -> None:
+    assert sorted(store.MIGRATIONS) == [1] and store.SCHEMA_VERSION == 2
+    doc = store.MIGRATIONS[1]({"schema_version": 1, "results": [{"case_id": "x"}]})
+    assert doc["scenarios"] == [] and doc["results"][0]["interleave"] is None
 
 
 def test_migration_chain_applies_steps_in_order(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ Doc = dict[str, Any]
 
 def append(path: str | Path, *, runner_label: str, profile: str, results: Iterable[Doc] = (),
            environments: dict[str, Doc] | None = None, noise: Iterable[Doc] = (),
-           breakdowns: Iterable[Doc] = (), force: bool = False,
+           breakdowns: Iterable[Doc] = (), scenarios: Iterable[Doc] = (), force: bool = False,
            description: str | None = None, contributed_by: str | None = None) -> Doc:
     """Under the file's lock: load (or create) the file, add the records, write it back
     atomically, and return the new document.
@@ -49,7 +49,7 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
                 ok.add(ident)
         incoming = new_doc(runner_label, profile, description, contributed_by)
         incoming.update(environments={**doc["environments"], **(environments or {})}, results=fresh,
-                        noise=list(noise), breakdowns=list(breakdowns))
+                        noise=list(noise), breakdowns=list(breakdowns), scenarios=list(scenarios))
         validate(incoming, f"{p} (records being added)")
         merged = merge_docs([doc, incoming])
         write_atomic(p, merged, overwrite=True)

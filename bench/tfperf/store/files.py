@@ -20,7 +20,7 @@ from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
 from .validate import NonFinite, field_path, non_finite, short, validate
 
 Doc = dict[str, Any]
-LIST_KEYS = ("results", "noise", "breakdowns")
+LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
 
 
 class _DuplicateKey(ValueError):
@@ -128,6 +128,7 @@ def new_doc(runner_label: str, profile: str, description: str | None = None,
         "results": [],
         "noise": [],
         "breakdowns": [],
+        "scenarios": [],
     }
 
 

@@ -36,6 +36,7 @@ SORT_KEYS: dict[str, Callable[[Doc], tuple[str, ...]]] = {
     "results": lambda r: (_s(r.get("case_id")), _s(r.get("finished_at")), _s(r.get("key_hash")), canonical(r)),
     "noise": lambda r: (_s(r.get("case_id")), _s(r.get("time")), canonical(r)),
     "breakdowns": lambda r: (_s(r.get("case_id")), _s(r.get("key_hash")), canonical(r)),
+    "scenarios": lambda r: (_s(r.get("time")), _s(r.get("id")), canonical(r)),
 }
 
 

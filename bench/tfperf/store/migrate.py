@@ -1,9 +1,8 @@
 """Step-by-step migrations of results documents, asv ``update_to_N`` style.
 
 ``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` one. ``migrate``
-applies them in order up to ``SCHEMA_VERSION``. Version 1 is the first released version,
-so the table is empty; when version 2 arrives, add ``MIGRATIONS[1] = _to_2`` here, with a
-frozen version-1 fixture in tests/fixtures/results/ that must keep loading.
+applies them in order up to ``SCHEMA_VERSION``. Each step has a frozen fixture of the
+older version in tests/fixtures/results/ that must keep loading.
 """
 
 from __future__ import annotations
@@ -17,7 +16,20 @@ from .schema import SCHEMA_VERSION
 Doc = dict[str, Any]
 Migration = Callable[[Doc], Doc]
 
-MIGRATIONS: dict[int, Migration] = {}
+def _to_2(doc: Doc) -> Doc:
+    """Version 2 measures the cases of a scenario side by side and records the interleave
+    of each result and the round of each sample. Version-1 results were measured alone,
+    one case after another: they get ``interleave: null`` (their speedups stay ratios of
+    medians), their A/A records stay as they were, and the file gets an empty
+    ``scenarios`` list. Nothing is dropped."""
+    for r in doc.get("results") or []:
+        if isinstance(r, dict):
+            r.setdefault("interleave", None)
+    doc.setdefault("scenarios", [])
+    return doc
+
+
+MIGRATIONS: dict[int, Migration] = {1: _to_2}
 
 
 def oldest_readable() -> int:

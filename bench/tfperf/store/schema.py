@@ -10,7 +10,7 @@ from typing import Any
 
 # The version this tfperf writes. Older files are migrated up to it (see migrate.py);
 # newer files are refused with a message telling the user to upgrade.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 PROFILES = ("quick", "full")
 

@@ -125,7 +125,7 @@ def _is_datetime(value: object) -> bool:
 # document is checked in parts: the top level without its record lists, then each record
 # against its own definition (records already found valid in this process are skipped,
 # which makes repeated appends cheap), and timing.samples by a plain loop below.
-RECORD_DEFS = {"results": "result", "noise": "noise", "breakdowns": "breakdown"}
+RECORD_DEFS = {"results": "result", "noise": "noise", "breakdowns": "breakdown", "scenarios": "scenario"}
 _known_good: set[str] = set()
 
 
@@ -321,6 +321,9 @@ def _rule_problems(doc: dict[str, Any]) -> Iterator[Problem]:
 def _record_rules(kind: str, r: dict[str, Any], at: PathT) -> list[Problem]:
     """Rules about one record alone (run once its schema check passed; results cached)."""
     out: list[Problem] = []
+    if kind == "scenarios":
+        return [((*at, "cases", j), p) for j, c in enumerate(r.get("cases") or [])
+                if (p := _case_id_problem(c, r.get("topic")))]
     problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"))
     if problem:
         out.append(((*at, "case_id"), problem))
@@ -330,6 +333,9 @@ def _record_rules(kind: str, r: dict[str, Any], at: PathT) -> list[Problem]:
     if isinstance(key, dict) and isinstance(r.get("key_hash"), str) and ids.key_hash(key) != r["key_hash"]:
         out.append(((*at, "key_hash"), f"does not match the key (expected {ids.key_hash(key)})"))
     timing = r.get("timing")
+    rounds = timing.get("rounds") if isinstance(timing, dict) else None
+    if isinstance(rounds, list) and len(rounds) != len(timing.get("samples") or []):
+        out.append(((*at, "timing", "rounds"), f"{len(rounds)} round indices for {len(timing.get('samples') or [])} samples"))
     summary = timing.get("summary") if isinstance(timing, dict) else None
     if isinstance(summary, dict) and all(_number(summary.get(k)) for k in ("min", "median", "max")):
         if not summary["min"] <= summary["median"] <= summary["max"]:
