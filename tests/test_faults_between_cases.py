@@ -16,8 +16,8 @@ TESTS = Path(__file__).resolve().parent
 
 
 def test_worker_dying_between_cases_loses_no_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fault: a worker exits after finishing one case and before starting the next (a crash in teardown).
-    Happens: a new worker takes the remaining cases of the group; no case is blamed for the exit.
+    """Fault: a worker exits while idle, after it was done with one scenario's case and before the next command (a crash in teardown).
+    Happens: the next command finds it gone before it was sent; a new worker takes over the group's cases; no case is blamed for the exit.
     Kept: every case measured, none stored as crashed."""
     snippets = tmp_path / "snippets"
     snippets.mkdir()

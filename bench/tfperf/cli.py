@@ -30,7 +30,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=Path(args.data),
                          snippets_dir=Path(args.snippets), force=args.force, retry_failed=args.retry_failed,
                          shard=args.shard, progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb),
-                         description=args.runner_description, contributed_by=args.contributor)
+                         description=args.runner_description, contributed_by=args.contributor,
+                         max_workers=args.max_workers)
     if args.runner:
         options.runner = args.runner
     report = run(options)
@@ -39,6 +40,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
           f"in {report.seconds:.1f} s -> {report.path}")
     for n in report.noise:
         print(f"  noise (A/A) {n['case_id']}: ratio {n['ratio']:.3f} [{n['ci_low']:.3f}, {n['ci_high']:.3f}]")
+    loaded = [s for s in report.scenarios if s.get("loaded")]
+    if loaded:
+        print(f"warning: {len(loaded)} of {len(report.scenarios)} scenario(s) were measured while the load average "
+              "was above the core count (flagged in the results file)", file=sys.stderr)
     if report.interrupted:
         print("run `tfperf run` again with the same options to resume; finished cases are kept", file=sys.stderr)
         return 130
@@ -60,6 +65,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--runner-description", metavar="TEXT",
                    help="describe the machine for the Runners page (stored in the results file)")
     p.add_argument("--contributor", metavar="NAME", help="who ran it (stored as runner.contributed_by)")
+    p.add_argument("--max-workers", type=int, default=None, metavar="N",
+                   help="live worker processes at once, one per settings group of a scenario "
+                        "(default: as many as fit in 60%% of memory at 1 GB each)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=_cmd_run)
 

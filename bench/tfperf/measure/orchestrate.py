@@ -1,33 +1,30 @@
-"""The parent side of ``tfperf run``: plan the cases, skip what is already measured, run
-each settings group in fresh worker processes, enforce per-case timeouts and a memory
-cap, turn crashes into failure records, and append every result to the results file as
-soon as it arrives (an interrupted run keeps everything it finished).
+"""The parent side of ``tfperf run``: plan the scenarios, skip what is already measured,
+measure each scenario side by side in interleaved rounds (one live worker per settings
+group, see ``tfperf.measure.scenario``), turn crashes into failure records, and append
+each scenario's records to the results file as soon as it ends (an interrupted run keeps
+every scenario it finished).
 
 Never imports TensorFlow: versions for the result keys come from package metadata.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import random
-import selectors
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .. import HARNESS_VERSION, store
 from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
-from ..stats import ratio_ci
-from ..store.ids import env_id, key_hash
+from ..store.ids import key_hash
 from . import envinfo
+from .pool import Pool, default_max_live
 from .progress import Progress
+from .rounds import RoundRule
+from .scenario import Outcome, ScenarioRun
 
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.
@@ -41,11 +38,6 @@ DEFAULT_CATEGORIES = [
     {"name": "eager layer calls", "match": ["keras/src/layers", "keras/src/ops", "keras/src/backend", "tf_keras/src/layers", "base_layer", "functional.py"]},
     {"name": "output conversion to numpy", "match": ["numpy", "concatenate", "nest"]},
 ]
-
-
-# Time a worker may take outside any case (importing TensorFlow; between a "go" and the
-# next "start") before it counts as hung.
-GRACE_S = 120.0
 
 
 @dataclass
@@ -63,26 +55,44 @@ class RunOptions:
     python: str = sys.executable
     description: str | None = None      # provenance stored in the results file's runner record
     contributed_by: str | None = None
+    max_workers: int | None = None      # live workers at once (default: as many as fit in memory)
 
 
 @dataclass
 class Task:
     id: str
-    kind: str                     # "case" | "aa" | "breakdown"
+    kind: str                     # "case" | "breakdown"
     case: Case
     key: dict[str, Any]
     payload: dict[str, Any]
 
+    def worker_payload(self) -> dict[str, Any]:
+        return {**self.payload, "id": self.id, "kind": self.kind}
+
+
+@dataclass
+class ScenarioPlan:
+    """One topic and parameter combination: its cases in every settings group, measured
+    in one interleave (or, when more groups than ``max_workers``, in several, each with
+    the baseline's group)."""
+
+    id: str                       # "<topic>/<params_id>"
+    tasks: list[Task]
+    baseline: Task
+    rule: RoundRule
+    breakdowns: list[Task] = field(default_factory=list)
+    remeasure: bool = False       # some of its cases were stored already (kept as history)
+
 
 @dataclass
 class Plan:
-    groups: dict[str, list[Task]]
+    scenarios: list[ScenarioPlan]
     skipped: int
     total_cases: int
 
     @property
     def n_tasks(self) -> int:
-        return sum(len(t) for t in self.groups.values())
+        return sum(len(s.tasks) + len(s.breakdowns) for s in self.scenarios)
 
 
 @dataclass
@@ -91,6 +101,7 @@ class Report:
     skipped: int = 0
     failed: int = 0
     noise: list[dict[str, Any]] = field(default_factory=list)
+    scenarios: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
     interrupted: bool = False
     seconds: float = 0.0
@@ -120,6 +131,63 @@ def _existing(path: Path) -> dict[str, Any] | None:
     return store.load(path) if path.exists() else None
 
 
+def _has(settings: dict[str, str], want: dict[str, Any]) -> bool:
+    return all(str(settings.get(k)) == str(v) for k, v in want.items())
+
+
+def _matches(case: Case, where: dict[str, Any] | None) -> bool:
+    for k, want in (where or {}).items():
+        have = case.params.get(k, case.settings.get(k))
+        wants = want if isinstance(want, list) else [want]
+        if have is None or str(have).lower() not in {str(w).lower() for w in wants}:
+            return False
+    return True
+
+
+def baseline_task(topic: Topic, tasks: list[Task]) -> Task:
+    """The task every speedup of the scenario is paired with: the reference variant in
+    the topic's ``baseline_settings`` group (else the first settings group)."""
+    want = {str(k): str(v) for k, v in (topic.data.get("baseline_settings") or {}).items()}
+    groups = [t for t in tasks if _has(t.case.settings, want)] or tasks
+    first = groups[0].case.settings
+    same = [t for t in groups if t.case.settings == first]
+    return next((t for t in same if t.case.is_reference), same[0])
+
+
+def claim_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
+    """(faster, slower) task ids of the topic's claims in this scenario: the rounds go on
+    while one of them is inconclusive and budget remains."""
+    pairs: list[tuple[str, str]] = []
+    index = {(t.case.variant, t.case.settings_id): t for t in tasks}
+    for claim in topic.data.get("claims", []) or []:
+        for t in tasks:
+            if t.case.variant == str(claim.get("faster")) and _matches(t.case, claim.get("where")):
+                s = index.get((str(claim.get("slower")), t.case.settings_id))
+                if s is not None:
+                    pairs.append((t.id, s.id))
+    for claim in topic.data.get("settings_claims", []) or []:
+        fs = {str(k): str(v) for k, v in (claim.get("faster_settings") or {}).items()}
+        ss = {str(k): str(v) for k, v in (claim.get("slower_settings") or {}).items()}
+        for t in tasks:
+            c = t.case
+            if c.variant != str(claim.get("faster")) or not _has(c.settings, fs) or not _matches(c, claim.get("where")):
+                continue
+            other = {**{k: v for k, v in c.settings.items() if k not in set(fs) | set(ss)}, **ss}
+            sid = ",".join(f"{k}={v}" for k, v in sorted(other.items())) or "default"
+            s = index.get((str(claim.get("slower")), sid))
+            if s is not None and s.id != t.id:
+                pairs.append((t.id, s.id))
+    return tuple(pairs)
+
+
+def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...]) -> RoundRule:
+    """The profile's budget read per round: ``min_samples``/``max_samples`` rounds, the
+    CI target for every speedup, and ``budget_s`` per slot (what each case had alone)."""
+    b = case.budget
+    return RoundRule(min_rounds=b.min_samples, max_rounds=b.max_samples, target_rel_ci=b.target_rel_ci,
+                     budget_s=b.budget_s * n_slots, decide=decide)
+
+
 def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
     topics = topics if topics is not None else discover(options.snippets_dir)
     if options.topics:
@@ -138,7 +206,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
             if r["status"] == "ok" or not options.retry_failed:
                 done.add((r["case_id"], r["key_hash"]))
         done_breakdowns = {b["key_hash"] for b in doc["breakdowns"]}
-    groups: dict[str, list[Task]] = {}
+    out: list[ScenarioPlan] = []
     skipped = total = 0
     for topic in topics:
         if options.profile not in topic.data["profiles"]:
@@ -147,293 +215,135 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
         if options.shard:
             cases = shard(cases, *options.shard)
         refs = {(c.params_id, c.settings_id): c for c in cases if c.is_reference}
+        by_params: dict[str, list[Task]] = {}
         for c in cases:
-            total += 1
             key = result_key(c, versions, options.runner)
-            if (c.case_id, key_hash(key)) in done:
-                skipped += 1
-                continue
-            groups.setdefault(c.group_key, []).append(
+            by_params.setdefault(c.params_id, []).append(
                 Task(c.case_id, "case", c, key, _case_payload(c, refs.get((c.params_id, c.settings_id)))))
-        for bd in topic.data.get("breakdowns", []):
-            if options.profile not in bd.get("profiles", ["quick", "full"]):
+        for pid, tasks in by_params.items():
+            total += len(tasks)
+            missing = [t for t in tasks if (t.id, key_hash(t.key)) not in done]
+            if not missing:
+                skipped += len(tasks)
                 continue
-            for c in cases:
-                if c.variant == bd["variant"] and all(str(c.params.get(k)) == str(v) for k, v in bd.get("params", {}).items()) \
-                        and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
-                    key = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
-                    if key_hash(key) in done_breakdowns:
-                        continue
-                    payload = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
-                               "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
-                    groups.setdefault(c.group_key, []).append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
-    for key in groups:
-        groups[key] = _shuffle_variants(groups[key])
-    # The A/A pair: a case from the middle of each group (not the first, which runs right
-    # after the TensorFlow import) is measured again at the end of the group.
-    for tasks in groups.values():
-        measured = [t for t in tasks if t.kind == "case"]
-        measured = [t for t in measured if t.case.is_reference] or measured  # the reference must work
-        if measured:
-            a = measured[len(measured) // 2]
-            tasks.append(Task(a.id + "#aa", "aa", a.case, a.key, dict(a.payload)))
-    return Plan(groups, skipped, total)
+            base = baseline_task(topic, tasks)
+            n_slots = len(tasks) + 1
+            out.append(ScenarioPlan(f"{topic.name}/{pid}", tasks, base,
+                                    round_rule(base.case, n_slots, claim_pairs(topic, tasks)),
+                                    _breakdowns(topic, options, tasks, versions, done_breakdowns),
+                                    remeasure=len(missing) < len(tasks)))
+    return Plan(out, skipped, total)
 
 
-def _shuffle_variants(tasks: list[Task]) -> list[Task]:
-    """Within each parameter combination, keep the reference first (the others are
-    checked against its output) and put the other variants in a random order, seeded by
-    the combination, so that a variant's position in the process (after which other
-    variants, how long after the import) is not a systematic bias of its timing."""
-    slots: dict[str, list[Task]] = {}
-    for t in tasks:
-        slots.setdefault(t.payload["slot"], []).append(t)
-    out: list[Task] = []
-    for slot, items in slots.items():
-        cases = [t for t in items if t.kind == "case"]
-        ref = [t for t in cases if t.case.is_reference]
-        rest = [t for t in cases if not t.case.is_reference]
-        random.Random(slot).shuffle(rest)
-        out += ref + rest + [t for t in items if t.kind != "case"]
+def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: dict[str, str | None],
+                done: set[str]) -> list[Task]:
+    out = []
+    for bd in topic.data.get("breakdowns", []):
+        if options.profile not in bd.get("profiles", ["quick", "full"]):
+            continue
+        for t in tasks:
+            c = t.case
+            if c.variant == bd["variant"] and all(str(c.params.get(k)) == str(v) for k, v in bd.get("params", {}).items()) \
+                    and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
+                key = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
+                if key_hash(key) in done:
+                    continue
+                payload = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
+                           "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
+                out.append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
     return out
+
+
+def split(sc: ScenarioPlan, max_workers: int) -> list[list[Task]]:
+    """The scenario's tasks in interleaves of at most ``max_workers`` settings groups, each
+    with the baseline's group (so every speedup over the baseline stays paired). One
+    interleave unless the groups do not fit in memory together."""
+    groups: dict[str, list[Task]] = {}
+    for t in sc.tasks:
+        groups.setdefault(t.case.group_key, []).append(t)
+    base = sc.baseline.case.group_key
+    others = [g for g in groups if g != base]
+    if len(groups) <= max_workers:
+        return [sc.tasks]
+    per = max(1, max_workers - 1)
+    return [groups[base] + [t for g in others[i:i + per] for t in groups[g]] for i in range(0, len(others), per)]
 
 
 class _Interrupted(Exception):
     pass
 
 
-def _failure(task: Task, status: str, error: str) -> dict[str, Any]:
-    now = envinfo.now_iso()
-    return {"status": status, "error": error, "first_call_s": None, "warmup": None, "timing": None,
-            "output": None, "setup_s": None, "metrics": {}, "started_at": now, "finished_at": now,
-            "duration_s": 0.0}
-
-
-def _record(task: Task, worker_result: dict[str, Any], env: str | None) -> dict[str, Any]:
-    c = task.case
-    return {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
-            "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
-            "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result}
-
-
-def _rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return 0.0
-
-
 class Runner:
-    """Runs a plan's groups; every finished record is appended to ``path`` at once."""
+    """Runs a plan's scenarios; each scenario's records are appended to ``path`` when it ends."""
 
     def __init__(self, options: RunOptions, path: Path, progress: Progress) -> None:
         self.options, self.path, self.progress = options, path, progress
         self.report = Report(path=path)
-        self._proc: subprocess.Popen[bytes] | None = None
+        max_live = options.max_workers or default_max_live()
+        self.pool = Pool(options.python, options.runner, options.memory_limit_mb, max_live)
         self._stop = False
 
     # -- signals: finish cleanly, keeping what was measured --------------------------------
     def _on_signal(self, signum: int, _frame: Any) -> None:
         self._stop = True
-        self._kill()
+        self.pool.close_all(kill=True)
         raise _Interrupted(signal.Signals(signum).name)
 
-    def _kill(self) -> None:
-        if self._proc and self._proc.poll() is None:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self._proc.kill()
-            self._proc.wait()
-
     def _save(self, results: list[dict[str, Any]] = (), environments: dict[str, Any] | None = None,
-              noise: list[dict[str, Any]] = (), breakdowns: list[dict[str, Any]] = ()) -> None:
+              noise: list[dict[str, Any]] = (), breakdowns: list[dict[str, Any]] = (),
+              scenarios: list[dict[str, Any]] = (), force: bool = False) -> None:
         store.append(self.path, runner_label=self.options.runner, profile=self.options.profile,
                      results=list(results), environments=environments, noise=list(noise),
-                     breakdowns=list(breakdowns), force=self.options.force,
+                     breakdowns=list(breakdowns), scenarios=list(scenarios),
+                     force=self.options.force or force,
                      description=self.options.description, contributed_by=self.options.contributed_by)
 
     def run(self, plan: Plan) -> Report:
         t0 = time.monotonic()
         old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
-            for tasks in plan.groups.values():
-                self._run_group(tasks)
+            for sc in plan.scenarios:
+                if self._stop:
+                    break
+                self._run_scenario(sc)
         except _Interrupted:
             self.report.interrupted = True
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
-            self._kill()
+            self.pool.close_all(kill=self.report.interrupted)
             self.progress.close()
         self.report.skipped = plan.skipped
         self.report.seconds = time.monotonic() - t0
         return self.report
 
-    def _run_group(self, tasks: list[Task]) -> None:
-        pending = list(tasks)
-        first_samples: dict[str, list[float]] = {}
-        while pending and not self._stop:
-            pending = self._run_worker(pending, first_samples)
+    def _run_scenario(self, sc: ScenarioPlan) -> None:
+        parts = split(sc, self.pool.max_live)
+        if len(parts) > 1:
+            print(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups, "
+                  f"{self.pool.max_live} workers fit in memory: measured in {len(parts)} interleaves, each "
+                  "with the baseline's group; speedups between groups of different interleaves are unpaired",
+                  file=sys.stderr)
+        stored: set[str] = set()
+        for i, tasks in enumerate(parts):
+            self.pool.retain({t.case.group_key for t in tasks})
+            breakdowns = [b for b in sc.breakdowns if any(b.case.case_id == t.case.case_id for t in tasks)
+                          and b.id not in stored]
+            stored.update(b.id for b in breakdowns)
+            run = ScenarioRun(self.pool, tasks, sc.baseline, sc.rule, seed=f"{sc.id}#{i}",
+                              breakdowns=breakdowns, on_progress=self._progress)
+            self._store(run.run(), force=sc.remeasure or i > 0)
 
-    def _spawn(self, tasks: list[Task], log: Any) -> tuple[subprocess.Popen[bytes], int]:
-        case = tasks[0].case
-        # TensorFlow's INFO log stays on: the worker records its CPU-feature message.
-        env = {**os.environ, **case.process.get("env", {}), "PYTHONUNBUFFERED": "1"}
-        pkg_root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
-        rfd, wfd = os.pipe()
-        job = {"process": case.process, "settings": case.settings, "runner": self.options.runner,
-               "git_commit": envinfo.git_commit(),
-               "tasks": [{**t.payload, "id": t.id, "kind": "breakdown" if t.kind == "breakdown" else "case"}
-                         for t in tasks]}
-        proc = subprocess.Popen([self.options.python, "-m", "tfperf.measure.worker", str(wfd)],
-                                stdin=subprocess.PIPE, stdout=log, stderr=log, env=env,
-                                pass_fds=(wfd,), start_new_session=True)
-        os.close(wfd)
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(job).encode() + b"\n")
-        proc.stdin.flush()   # stays open: the worker waits for "go" before each case
-        return proc, rfd
+    def _progress(self, task_id: str, finished: bool) -> None:
+        self.progress.update(task_id, finished=finished)
 
-    def _go(self) -> None:
-        """Let the worker start its next case (everything it sent is saved by now)."""
-        assert self._proc is not None and self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(b"go\n")
-            self._proc.stdin.flush()
-        except OSError:
-            pass  # the worker is gone; the message loop sees the end of its pipe
-
-    def _messages(self, rfd: int, deadline_for: Any) -> Iterator[dict[str, Any] | str]:
-        """Yield messages; yield "timeout" / "memory" / "eof" when the worker goes wrong."""
-        sel = selectors.DefaultSelector()
-        sel.register(rfd, selectors.EVENT_READ)
-        buf = b""
-        assert self._proc is not None
-        limit = self.options.memory_limit_mb
-        try:
-            while True:
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
-                    yield json.loads(line)
-                remaining = deadline_for() - time.monotonic()
-                if remaining <= 0:
-                    yield "timeout"
-                    return
-                if limit and _rss_mb(self._proc.pid) > limit:
-                    yield "memory"
-                    return
-                if sel.select(timeout=min(remaining, 0.25)):
-                    chunk = os.read(rfd, 1 << 16)
-                    if not chunk:
-                        yield "eof"
-                        return
-                    buf += chunk
-        finally:
-            sel.close()
-            os.close(rfd)
-
-    def _run_worker(self, pending: list[Task], first_samples: dict[str, list[float]]) -> list[Task]:
-        by_id = {t.id: t for t in pending}
-        done: set[str] = set()
-        current: Task | None = None
-        env: str | None = None
-        started = time.monotonic()
-        deadline = started + GRACE_S + pending[0].case.timeout_s  # import + first case
-        with tempfile.TemporaryFile() as log:
-            self._proc, rfd = self._spawn(pending, log)
-            outcome = "done"
-            for msg in self._messages(rfd, lambda: deadline):
-                if isinstance(msg, str):
-                    outcome = msg
-                    break
-                kind = msg["type"]
-                if kind == "ready":
-                    env = env_id(msg["env"])
-                    self._save(environments={env: msg["env"]})
-                    self._go()
-                elif kind == "start":
-                    current = by_id[msg["id"]]
-                    deadline = time.monotonic() + current.case.timeout_s
-                    self.progress.update(current.id)
-                elif kind in ("result", "breakdown", "breakdown_failed") and current is not None:
-                    if kind == "result":
-                        self._finish(current, msg["result"], env, first_samples)
-                    elif kind == "breakdown":
-                        c = current.case
-                        self._save(breakdowns=[{"case_id": c.case_id, "topic": c.topic, "variant": c.variant,
-                                                "params": c.params, "settings": c.settings,
-                                                "key_hash": key_hash(current.key), "env_id": env,
-                                                **msg["breakdown"]}])
-                        self.progress.update(current.id, finished=True)
-                    else:
-                        print(f"\nbreakdown {current.id} failed: {msg['error']}", file=sys.stderr)
-                    done.add(current.id)
-                    current = None
-                    self._go()
-                    deadline = time.monotonic() + GRACE_S   # until the next "start" resets it
-                elif kind == "done":
-                    break
-            if outcome != "done":
-                self._kill()
-            else:
-                self._proc.wait()
-            try:
-                assert self._proc.stdin is not None
-                self._proc.stdin.close()
-            except OSError:
-                pass
-            log.seek(0)
-            tail = log.read().decode("utf-8", "replace")[-3000:]
-        rest = [t for t in pending if t.id not in done]
-        if outcome == "done":
-            return []
-        if current is None and done:
-            # It died between two cases (after finishing one): the rest go to a new worker;
-            # every round finishes at least one task, so this ends.
-            return rest
-        if current is None:
-            # The worker died before starting a case: TensorFlow failed to import, for instance.
-            # Every pending case fails with the same error, and the group ends.
-            for t in rest:
-                if t.kind != "breakdown":
-                    self._finish(t, _failure(t, "crashed", f"worker failed before the case started ({outcome}):\n{tail}"),
-                                 env, first_samples)
-            return []
-        status, why = {
-            "timeout": ("timeout", f"no result within the case timeout of {current.case.timeout_s:g} s"),
-            "memory": ("crashed", f"worker exceeded the memory limit of {self.options.memory_limit_mb} MB"),
-            "eof": ("crashed", f"worker exited abruptly (exit code {self._proc.returncode})"),
-        }[outcome]
-        if current.kind != "breakdown":
-            self._finish(current, _failure(current, status, f"{why}\n{tail}"), env, first_samples)
-        return [t for t in rest if t.id != current.id]
-
-    def _finish(self, task: Task, result: dict[str, Any], env: str | None,
-                first_samples: dict[str, list[float]]) -> None:
-        self.progress.update(task.id, finished=True)
-        samples = (result.get("timing") or {}).get("samples")
-        if task.kind == "aa":
-            first = first_samples.get(task.case.case_id)
-            if samples and first:
-                ratio, lo, hi = ratio_ci(first, samples)
-                rec = {"case_id": task.case.case_id, "env_id": env, "key_hash": key_hash(task.key),
-                       "ratio": ratio, "ci_low": lo, "ci_high": hi,
-                       "rel_noise": max(abs(ratio - 1.0), (hi - lo) / 2.0), "time": envinfo.now_iso()}
-                self.report.noise.append(rec)
-                self._save(noise=[rec])
-            return
-        if samples:
-            first_samples[task.case.case_id] = samples
-        record = _record(task, result, env)
-        self.report.ran += 1
-        if record["status"] != "ok":
-            self.report.failed += 1
-        self._save(results=[record])
+    def _store(self, out: Outcome, force: bool) -> None:
+        self.report.ran += len(out.results)
+        self.report.failed += sum(1 for r in out.results if r["status"] != "ok")
+        self.report.noise += out.noise
+        self.report.scenarios += out.scenarios
+        self._save(results=out.results, environments=out.environments, noise=out.noise,
+                   breakdowns=out.breakdowns, scenarios=out.scenarios, force=force)
 
 
 def run(options: RunOptions) -> Report:

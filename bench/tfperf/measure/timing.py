@@ -65,9 +65,11 @@ def calibrate(call: Callable[[], Any], min_sample_s: float, clock: Clock, max_lo
     return min(n, max_loops)
 
 
-def measure(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_counter) -> Timing:
-    """Time ``call``: first call, warm-up (>= 2 calls and ``warmup_s``), calibration, then
-    samples of ``inner_loops`` calls each until ``budget.stop_rule`` says done."""
+def prepare(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_counter) -> Timing:
+    """Everything before the steady state: the first call (timed on its own), the warm-up
+    (>= 2 calls and ``warmup_s``) and the calibration of the inner loop. The returned
+    ``Timing`` has no samples yet: interleaved rounds take them one block at a time
+    (:func:`block`), or :func:`measure` takes them all at once."""
     first_s, first_out = first_call(call, clock)
     calls, t_start = 0, clock()
     while calls < 2 or clock() - t_start < budget.warmup_s:
@@ -77,8 +79,24 @@ def measure(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_co
             break
     warm_s = clock() - t_start
     loops = calibrate(call, budget.min_sample_s, clock)
-    rule = budget.stop_rule
-    timing = Timing(first_s, first_out, calls, warm_s, loops)
+    return Timing(first_s, first_out, calls, warm_s, loops)
+
+
+def block(call: Callable[[], Any], loops: int, clock: Clock = time.perf_counter) -> float:
+    """One sample of an interleaved round: seconds per call over ``loops`` calls.
+
+    The process was idle while other variants measured (its caches cold, its thread
+    pool asleep), so a block of four or more calls starts with one untimed call."""
+    if loops >= 4:
+        call()
+    return _loop(call, loops, clock) / loops
+
+
+def measure(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_counter) -> Timing:
+    """Time ``call`` alone (no interleaving; the self-check and standalone runs): prepare,
+    then samples of ``inner_loops`` calls each until ``budget.stop_rule`` says done."""
+    timing = prepare(call, budget, clock)
+    loops, rule = timing.inner_loops, budget.stop_rule
     t0 = clock()
     while True:
         timing.samples.append(_loop(call, loops, clock) / loops)

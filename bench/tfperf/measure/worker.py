@@ -1,19 +1,27 @@
-"""The worker process: imports TensorFlow once under fixed process settings, then runs
-the cases it is given and sends one JSON message per line back over a pipe.
+"""The worker process: imports TensorFlow once under fixed process settings, then does
+what the parent asks, one command at a time, and answers one JSON message per line over
+a pipe.
 
 Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol: the job
-arrives as one JSON line on stdin; messages go back one JSON object per line on the file
-descriptor given as argv[1]:
+(process settings, runner) arrives as one JSON line on stdin; the worker answers on the
+file descriptor given as argv[1]:
 
     {"type": "ready", "env": {...}, "import_s": 2.9}
-    {"type": "start", "case_id": "..."}
-    {"type": "result", "result": {...}}        # or "breakdown"
-    {"type": "done"}
 
-Before each "start" the worker waits for a "go" line on stdin: the parent sends it once it
-has saved what the worker sent last, so the parent's writing of the results file never
-overlaps a measurement (on a small machine it would take a core from the case). End of
-stdin means the parent is gone: the worker exits.
+then reads commands from stdin, one JSON object per line, and answers each:
+
+    {"cmd": "prepare", "task": {...}}  -> {"type": "prepared", "id": ..., "result": {...}}
+        set up the case, time its first call, warm up, calibrate the inner loop, check
+        its output against the reference; ``result`` has status "error" if that failed
+    {"cmd": "sample", "id": ...}       -> {"type": "sample", "id": ..., "seconds": ...}
+        one sample block (seconds per call), or {"type": "sample_failed", "error": ...}
+    {"cmd": "release", "id": ...}      -> {"type": "released", "id": ...}
+    {"cmd": "breakdown", "task": {...}} -> {"type": "breakdown", ...} or "breakdown_failed"
+
+The parent sends the next command only after the answer to the last one, to one worker
+at a time: while one worker measures, every other worker of the scenario waits on its
+stdin, so measurements never overlap. End of stdin means the parent is gone: the worker
+exits.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from ..cases import Budget
 from . import envinfo
 from . import sampling
 from .outputs import compare, to_host
-from .timing import measure
+from .timing import Timing, block, prepare
 
 
 class Channel:
@@ -124,6 +132,7 @@ class Worker:
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
         self.references: dict[str, Any] = {}  # "params_id|settings_id" -> reference first output
+        self.ready: dict[str, tuple[Callable[[], Any], Timing]] = {}  # prepared cases by task id
 
     def reference_output(self, case: dict[str, Any]) -> Any:
         """The reference variant's first output for this parameter combination; computed
@@ -136,7 +145,9 @@ class Worker:
             _release()
         return self.references[slot]
 
-    def run_case(self, case: dict[str, Any]) -> dict[str, Any]:
+    def prepare(self, case: dict[str, Any]) -> dict[str, Any]:
+        """Set up a case and take everything before its samples; keep it ready for
+        :meth:`sample`. The result carries status "error" (and nothing is kept) on failure."""
         started = envinfo.now_iso()
         t_case = time.perf_counter()
         res: dict[str, Any] = {"status": "ok", "error": None, "first_call_s": None, "warmup": None,
@@ -145,34 +156,49 @@ class Worker:
         try:
             call, metrics, setup_s = _prepare(case, case["fn"], case["setup"])
             res["setup_s"], res["metrics"] = setup_s, metrics
-            timing = measure(call, Budget(**case["budget"]))
+            timing = prepare(call, Budget(**case["budget"]))
             res["first_call_s"] = timing.first_call_s
             res["warmup"] = {"calls": timing.warmup_calls, "seconds": timing.warmup_s}
-            res["timing"] = timing.as_dict()
-            tol = case["tolerance"]
-            if case["is_reference"]:
-                self.references[case["slot"]] = timing.first_output
-                res["output"] = {"max_abs_diff": 0.0, "max_rel_diff": 0.0, "within_tolerance": True,
-                                 "rtol": tol["rtol"], "atol": tol["atol"], "note": "reference"}
-            else:
-                try:
-                    ref = self.reference_output(case)
-                except Exception as exc:  # noqa: BLE001 - the reference failing is data too
-                    res["output"] = {"max_abs_diff": None, "max_rel_diff": None, "within_tolerance": None,
-                                     "rtol": tol["rtol"], "atol": tol["atol"],
-                                     "note": f"reference failed: {type(exc).__name__}: {exc}"[:500]}
-                else:
-                    res["output"] = compare(timing.first_output, ref, tol["rtol"], tol["atol"])
-            del call, timing
+            res["timing"] = {"inner_loops": timing.inner_loops}
+            res["output"] = self._check_output(case, timing)
+            timing.first_output = None
+            self.ready[case["id"]] = (call, timing)
         except BaseException as exc:  # noqa: BLE001 - a failing case is a result, not a crash
             if isinstance(exc, KeyboardInterrupt):
                 raise
             res["status"] = "error"
-            res["error"] = "".join(traceback.format_exception(exc)[-6:])[-4000:]
+            res["error"] = _error_text(exc)
+            self._release_if_idle()
         res["finished_at"] = envinfo.now_iso()
         res["duration_s"] = time.perf_counter() - t_case
-        _release()
         return res
+
+    def _check_output(self, case: dict[str, Any], timing: Timing) -> dict[str, Any]:
+        tol = case["tolerance"]
+        if case["is_reference"]:
+            self.references[case["slot"]] = timing.first_output
+            return {"max_abs_diff": 0.0, "max_rel_diff": 0.0, "within_tolerance": True,
+                    "rtol": tol["rtol"], "atol": tol["atol"], "note": "reference"}
+        try:
+            ref = self.reference_output(case)
+        except Exception as exc:  # noqa: BLE001 - the reference failing is data too
+            return {"max_abs_diff": None, "max_rel_diff": None, "within_tolerance": None,
+                    "rtol": tol["rtol"], "atol": tol["atol"],
+                    "note": f"reference failed: {type(exc).__name__}: {exc}"[:500]}
+        return compare(timing.first_output, ref, tol["rtol"], tol["atol"])
+
+    def sample(self, task_id: str) -> float:
+        call, timing = self.ready[task_id]
+        return block(call, timing.inner_loops)
+
+    def release(self, task_id: str) -> None:
+        self.ready.pop(task_id, None)
+        self._release_if_idle()
+
+    def _release_if_idle(self) -> None:
+        """Free memory (and Keras' global state) once no prepared case needs it."""
+        if not self.ready:
+            _release()
 
     def run_breakdown(self, task: dict[str, Any]) -> dict[str, Any]:
         """Sample the stacks of ``calls`` warmed-up calls and charge the time to categories."""
@@ -182,7 +208,8 @@ class Worker:
         weights, total = sampling.sample(call, task["calls"])
         sampled = sum(weights.values()) or 1.0
         cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker.py")
-        _release()
+        del call
+        self._release_if_idle()
         n = task["calls"]
         return {
             "tool": "stack sampler (0.5 ms)",
@@ -233,10 +260,17 @@ def read_job(stream: Any) -> dict[str, Any]:
     return json.loads(line)
 
 
-def wait_turn(stream: Any) -> None:
-    """Block until the parent says "go" (see the module's docstring); exit at end of input."""
-    if stream.readline().strip() != "go":
-        os._exit(0)
+def read_command(stream: Any) -> dict[str, Any] | None:
+    """The parent's next command; None at the end of input (the parent is gone)."""
+    line = stream.readline()
+    if not line.strip():
+        return None
+    msg: dict[str, Any] = json.loads(line)
+    return msg
+
+
+def _error_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc)[-6:])[-4000:]
 
 
 def pin(cpus: list[int] | None) -> None:
@@ -273,23 +307,42 @@ def main(argv: list[str]) -> int:
            "time": envinfo.now_iso()}
     channel.send({"type": "ready", "env": env, "import_s": import_s})
     worker = Worker(channel)
-    for task in job["tasks"]:
-        wait_turn(sys.stdin)
-        channel.send({"type": "start", "id": task["id"]})
-        if task["kind"] == "breakdown":
-            try:
-                channel.send({"type": "breakdown", "id": task["id"], "breakdown": worker.run_breakdown(task)})
-            except Exception as exc:  # noqa: BLE001
-                channel.send({"type": "breakdown_failed", "id": task["id"], "error": repr(exc)[:2000]})
-        else:
-            result = worker.run_case(task)
-            try:
-                channel.send({"type": "result", "id": task["id"], "result": result})
-            except ValueError as exc:  # NaN or infinity somewhere in the measurement
-                result.update(status="error", error=f"result not storable: {exc}", timing=None, output=None)
-                channel.send({"type": "result", "id": task["id"], "result": result})
-    channel.send({"type": "done"})
+    while (cmd := read_command(sys.stdin)) is not None:
+        serve(worker, channel, cmd)
     return 0
+
+
+def serve(worker: Worker, channel: Channel, cmd: dict[str, Any]) -> None:
+    """Carry out one command of the parent and send its answer."""
+    kind = cmd.get("cmd")
+    if kind == "prepare":
+        task = cmd["task"]
+        result = worker.prepare(task)
+        try:
+            channel.send({"type": "prepared", "id": task["id"], "result": result})
+        except ValueError as exc:  # NaN or infinity somewhere in the measurement
+            worker.release(task["id"])
+            result.update(status="error", error=f"result not storable: {exc}", timing=None, output=None)
+            channel.send({"type": "prepared", "id": task["id"], "result": result})
+    elif kind == "sample":
+        try:
+            seconds = worker.sample(cmd["id"])
+        except Exception as exc:  # noqa: BLE001 - a case failing in its steady state is data
+            worker.release(cmd["id"])
+            channel.send({"type": "sample_failed", "id": cmd["id"], "error": _error_text(exc)})
+        else:
+            channel.send({"type": "sample", "id": cmd["id"], "seconds": seconds})
+    elif kind == "release":
+        worker.release(cmd["id"])
+        channel.send({"type": "released", "id": cmd["id"]})
+    elif kind == "breakdown":
+        task = cmd["task"]
+        try:
+            channel.send({"type": "breakdown", "id": task["id"], "breakdown": worker.run_breakdown(task)})
+        except Exception as exc:  # noqa: BLE001
+            channel.send({"type": "breakdown_failed", "id": task["id"], "error": repr(exc)[:2000]})
+    else:
+        channel.send({"type": "error", "error": f"unknown command {kind!r}"})
 
 
 if __name__ == "__main__":

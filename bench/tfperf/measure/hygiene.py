@@ -1,0 +1,89 @@
+"""Runner hygiene: how busy the machine was around a scenario, apart from the scenario.
+
+Before and after each scenario: the load averages, the CPU frequency and governor where
+the kernel shows them, the machine's busy CPU time (/proc/stat) and the CPU time of our
+own processes (the parent and its workers, /proc/<pid>/stat). The busy time nobody of
+ours used, per core and second, is what someone else took from the machine: a scenario
+where it exceeds ``OTHERS_LIMIT`` is flagged. (A load average above the core count is no
+sign here: one TensorFlow worker running two threads alone gives a load of 2 on 2 cores.)
+No TensorFlow, no processes of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
+PROC = Path("/proc")
+
+# Flag a scenario when others used more than this share of the machine's cores.
+OTHERS_LIMIT = 0.10
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _ticks() -> float:
+    return float(os.sysconf("SC_CLK_TCK")) if hasattr(os, "sysconf") else 100.0
+
+
+def machine_busy_s(proc: Path = PROC) -> float | None:
+    """Seconds of CPU time the whole machine has spent busy since boot (all cores)."""
+    text = _read(proc / "stat")
+    if not text or not text.startswith("cpu "):
+        return None
+    fields = [int(x) for x in text.splitlines()[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)       # idle + iowait
+    busy = sum(fields[:8]) - idle                                   # guest time is inside user time
+    return busy / _ticks()
+
+
+def process_cpu_s(pids: Iterable[int], proc: Path = PROC) -> float:
+    """User + system seconds of these processes and their waited-for children."""
+    total = 0.0
+    for pid in pids:
+        text = _read(proc / str(pid) / "stat")
+        if not text:
+            continue
+        fields = text.rsplit(")", 1)[-1].split()
+        # after the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14)
+        total += sum(int(x) for x in fields[11:15]) / _ticks()
+    return total
+
+
+def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ, proc: Path = PROC) -> dict[str, Any]:
+    """Load averages (1, 5, 15 min), governor and frequency (MHz) where readable, and the
+    CPU-time counters that :func:`others_share` compares."""
+    try:
+        load: list[float] | None = [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        load = None
+    khz = _read(cpufreq / "scaling_cur_freq")
+    return {"load": load, "governor": _read(cpufreq / "scaling_governor"),
+            "freq_mhz": round(int(khz) / 1000) if khz and khz.isdigit() else None,
+            "_t": time.monotonic(), "_busy": machine_busy_s(proc),
+            "_ours": process_cpu_s([os.getpid(), *pids], proc)}
+
+
+def others_share(before: dict[str, Any], after: dict[str, Any], cores: int) -> float | None:
+    """The share of the machine's cores that processes other than ours kept busy between
+    two snapshots (0.0: nobody else; 1.0: every core all the time)."""
+    if before.get("_busy") is None or after.get("_busy") is None:
+        return None
+    elapsed = after["_t"] - before["_t"]
+    if elapsed <= 0:
+        return None
+    others = (after["_busy"] - before["_busy"]) - (after["_ours"] - before["_ours"])
+    return round(max(0.0, others) / (elapsed * max(cores, 1)), 4)
+
+
+def public(snap: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot as stored (without its raw counters)."""
+    return {k: v for k, v in snap.items() if not k.startswith("_")}

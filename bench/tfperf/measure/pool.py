@@ -1,0 +1,218 @@
+"""The parent's side of the worker processes: one live worker per settings group, kept
+alive across the scenarios that need it, at most ``max_live`` at once.
+
+A worker is asked one command at a time (:meth:`WorkerHandle.request`) under a deadline;
+a worker that hangs, dies or grows past the memory cap raises :class:`WorkerGone` with
+the tail of its log, and is killed. Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import tempfile
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import IO, Any
+
+from . import envinfo
+
+# Time a worker may take outside any case (importing TensorFlow) before it counts as hung.
+GRACE_S = 120.0
+
+# What one live TensorFlow worker may hold (the import alone is about 0.5 GB; a prepared
+# convnet or a converted model adds to it): the pool keeps at most
+# MEMORY_FOR_WORKERS of physical memory / WORKER_MB workers alive.
+WORKER_MB = 1024
+MEMORY_FOR_WORKERS = 0.6
+
+
+def default_max_live(worker_mb: int = WORKER_MB) -> int:
+    """How many workers fit in memory at once (at least 2: a baseline and one other)."""
+    try:
+        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (ValueError, OSError, AttributeError):
+        return 4
+    return max(2, int(total_mb * MEMORY_FOR_WORKERS // worker_mb))
+
+
+class WorkerGone(Exception):
+    """The worker hung, died or exceeded the memory cap; ``reason`` is "timeout",
+    "memory", "eof" (died while busy) or "exited" (had exited while idle, between two
+    commands), ``tail`` the end of its log."""
+
+    def __init__(self, reason: str, tail: str, returncode: int | None) -> None:
+        super().__init__(reason)
+        self.reason, self.tail, self.returncode = reason, tail, returncode
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+class WorkerHandle:
+    """One worker process of one settings group."""
+
+    def __init__(self, python: str, process: dict[str, Any], settings: dict[str, str], runner: str,
+                 memory_limit_mb: int | None) -> None:
+        self.memory_limit_mb = memory_limit_mb
+        self.log: IO[bytes] = tempfile.TemporaryFile()
+        # TensorFlow's INFO log stays on: the worker records its CPU-feature message.
+        env = {**os.environ, **process.get("env", {}), "PYTHONUNBUFFERED": "1"}
+        pkg_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
+        rfd, wfd = os.pipe()
+        self.proc = subprocess.Popen([python, "-m", "tfperf.measure.worker", str(wfd)],
+                                     stdin=subprocess.PIPE, stdout=self.log, stderr=self.log, env=env,
+                                     pass_fds=(wfd,), start_new_session=True)
+        os.close(wfd)
+        self._rfd: int | None = rfd
+        self._buf = b""
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(rfd, selectors.EVENT_READ)
+        job = {"process": process, "settings": settings, "runner": runner, "git_commit": envinfo.git_commit()}
+        self._write(job)
+        self.env: dict[str, Any] | None = None
+        self.env_id: str | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _write(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # the worker is gone; reading its answer finds the end of its pipe
+
+    def ready(self) -> dict[str, Any]:
+        """Wait for the worker's "ready" message (TensorFlow imported)."""
+        msg = self._read(time.monotonic() + GRACE_S)
+        if msg.get("type") != "ready":
+            self._fail("eof")
+        self.env = msg["env"]
+        return msg
+
+    def request(self, cmd: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """Send one command and return its answer; raise WorkerGone when none comes
+        (reason "exited" when the worker had already exited before the command was sent)."""
+        if self.proc.poll() is not None:
+            self._fail("exited")
+        self._write(cmd)
+        return self._read(time.monotonic() + timeout_s)
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        while True:
+            if b"\n" in self._buf:
+                line, self._buf = self._buf.split(b"\n", 1)
+                msg: dict[str, Any] = json.loads(line)
+                return msg
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._fail("timeout")
+            if self.memory_limit_mb and _rss_mb(self.proc.pid) > self.memory_limit_mb:
+                self._fail("memory")
+            if self._rfd is not None and self._sel.select(timeout=min(remaining, 0.25)):
+                chunk = os.read(self._rfd, 1 << 16)
+                if not chunk:
+                    self._fail("eof")
+                self._buf += chunk
+
+    def _fail(self, reason: str) -> None:
+        self.kill()
+        raise WorkerGone(reason, self.tail(), self.proc.returncode)
+
+    def tail(self, chars: int = 3000) -> str:
+        try:
+            self.log.seek(0)
+            return self.log.read().decode("utf-8", "replace")[-chars:]
+        except (OSError, ValueError):
+            return ""
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        self.proc.wait()
+        self._close_pipes()
+
+    def close(self) -> None:
+        """End the worker: closing its stdin tells it the parent is done."""
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        if self._rfd is not None:
+            self._sel.close()
+            os.close(self._rfd)
+            self._rfd = None
+        try:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+        except OSError:
+            pass
+        self.log.close()
+
+
+class Pool:
+    """Live workers by settings group (its ``group_key``), least recently used evicted
+    first when a new group needs room."""
+
+    def __init__(self, python: str, runner: str, memory_limit_mb: int | None, max_live: int) -> None:
+        self.python, self.runner, self.memory_limit_mb = python, runner, memory_limit_mb
+        self.max_live = max(1, max_live)
+        self.live: OrderedDict[str, WorkerHandle] = OrderedDict()
+
+    def get(self, group: str, process: dict[str, Any], settings: dict[str, str],
+            keep: frozenset[str] = frozenset()) -> tuple[WorkerHandle, bool]:
+        """The group's worker, started if needed (``True`` when new: wait for its ready)."""
+        if group in self.live:
+            self.live.move_to_end(group)
+            return self.live[group], False
+        for old in [g for g in self.live if g not in keep]:
+            if len(self.live) < self.max_live:
+                break
+            self.live.pop(old).close()
+        handle = WorkerHandle(self.python, process, settings, self.runner, self.memory_limit_mb)
+        self.live[group] = handle
+        return handle, True
+
+    def retain(self, groups: set[str]) -> None:
+        """Close the workers of every other group (an idle worker holds its memory)."""
+        for g in [g for g in self.live if g not in groups]:
+            self.live.pop(g).close()
+
+    def discard(self, group: str) -> None:
+        handle = self.live.pop(group, None)
+        if handle is not None:
+            handle.kill()
+
+    def pids(self) -> list[int]:
+        return [h.pid for h in self.live.values()]
+
+    def close_all(self, kill: bool = False) -> None:
+        while self.live:
+            _, handle = self.live.popitem()
+            handle.kill() if kill else handle.close()

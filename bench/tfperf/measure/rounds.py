@@ -1,0 +1,136 @@
+"""Interleaved rounds: the schedule and the stopping rule of one scenario.
+
+A scenario (topic x parameters on one runner) is every variant in every settings group
+measured side by side. In each round each slot (a settings group's variant) takes one
+sample block, in a fresh order drawn from a seeded generator; the baseline takes two
+blocks per round, so the scenario measures its own noise floor (the A/A pair). A
+speedup is then the median of per-round ratios (:func:`tfperf.stats.paired_ratio`):
+both samples of a ratio were taken seconds apart, so the machine's drift cancels.
+
+Pure Python: no processes, no TensorFlow; the orchestrator drives it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .. import stats
+
+AA_SUFFIX = "#aa"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One sample block per round: task ``task`` in the worker of settings group ``group``.
+    ``aa`` marks the baseline's second block of a round."""
+
+    group: str
+    task: str
+    aa: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.task + (AA_SUFFIX if self.aa else "")
+
+
+def round_order(slots: Sequence[Slot], seed: str, index: int) -> list[Slot]:
+    """The order of round ``index``: every slot once, shuffled by a generator seeded with
+    the scenario and the round, so a run can be replayed and no slot is always first
+    (right after another process ran) or always after the same neighbour."""
+    order = list(slots)
+    random.Random(f"{seed}/{index}").shuffle(order)
+    return order
+
+
+def relative_halfwidth(point: float, low: float, high: float) -> float:
+    return (high - low) / 2.0 / point if point > 0 else float("inf")
+
+
+@dataclass
+class Rounds:
+    """Per-round samples (seconds per call) of a scenario's slots. A slot that stops
+    (its case failed) keeps the rounds it has; ratios use the rounds both sides have."""
+
+    baseline: str                                       # slot name of the baseline
+    samples: dict[str, dict[int, float]] = field(default_factory=dict)
+    count: int = 0                                      # rounds started
+
+    def add(self, index: int, slot: str, seconds: float) -> None:
+        self.samples.setdefault(slot, {})[index] = seconds
+
+    def drop(self, slot: str) -> None:
+        self.samples.pop(slot, None)
+
+    def paired(self, a: str, b: str) -> tuple[list[float], list[float]]:
+        sa, sb = self.samples.get(a, {}), self.samples.get(b, {})
+        common = sorted(set(sa) & set(sb))
+        return [sa[i] for i in common], [sb[i] for i in common]
+
+    def ratio(self, baseline: str, candidate: str) -> tuple[float, float, float] | None:
+        """Speedup of ``candidate`` over ``baseline`` (paired), or None under 2 common rounds."""
+        a, b = self.paired(baseline, candidate)
+        if len(a) < 2:
+            return None
+        return stats.paired_ratio(a, b)
+
+    def aa_noise(self) -> float | None:
+        """The scenario's noise floor: how far the baseline's A/A ratio may lie from 1
+        (the larger of its distance from 1 and its CI half-width)."""
+        r = self.ratio(self.baseline, self.baseline + AA_SUFFIX)
+        if r is None:
+            return None
+        point, lo, hi = r
+        return max(abs(point - 1.0), (hi - lo) / 2.0)
+
+    def widest(self) -> float:
+        """The largest relative CI half-width among the speedups over the baseline and the
+        A/A ratio: what the stopping rule tightens."""
+        worst = 0.0
+        for slot in self.samples:
+            if slot == self.baseline:
+                continue
+            r = self.ratio(self.baseline, slot)
+            if r is None:
+                return float("inf")
+            worst = max(worst, relative_halfwidth(*r))
+        return worst
+
+
+@dataclass(frozen=True)
+class RoundRule:
+    """When a scenario stops taking rounds.
+
+    At least ``min_rounds``; then stop when every speedup over the baseline (and the A/A
+    ratio) has a CI half-width within ``target_rel_ci`` and no claim in ``decide`` is
+    still inconclusive; or at ``max_rounds``; or when ``budget_s`` of sampling is spent
+    (a very slow scenario still takes three rounds, within three times its budget)."""
+
+    min_rounds: int = 10
+    max_rounds: int = 200
+    target_rel_ci: float = 0.02
+    budget_s: float = 30.0
+    decide: tuple[tuple[str, str], ...] = ()           # (faster, slower) slot names of claims
+
+    def undecided(self, rounds: Rounds) -> list[tuple[str, str]]:
+        noise = rounds.aa_noise() or 0.0
+        out = []
+        for faster, slower in self.decide:
+            r = rounds.ratio(slower, faster)
+            if r is not None and stats.judge(*r, noise).state == stats.INCONCLUSIVE:
+                out.append((faster, slower))
+        return out
+
+    def stop(self, rounds: Rounds, elapsed_s: float) -> str | None:
+        """Why to stop now ("ci", "max_rounds", "budget"), or None to take another round."""
+        n = rounds.count
+        if n >= self.max_rounds:
+            return "max_rounds"
+        if n < self.min_rounds:
+            return "budget" if elapsed_s >= self.budget_s * 3 and n >= 3 else None
+        if elapsed_s >= self.budget_s:
+            return "budget"
+        if rounds.widest() <= self.target_rel_ci and not self.undecided(rounds):
+            return "ci"
+        return None

@@ -1,0 +1,302 @@
+"""Measuring one scenario side by side: prepare every case in its settings group's live
+worker, then take interleaved rounds (:mod:`tfperf.measure.rounds`) until the rule says
+stop, and turn what was measured into result, noise and scenario records.
+
+Only one worker measures at any moment: the parent sends one command and waits for its
+answer before the next. A case that raises, hangs or kills its worker becomes a failure
+record; the group's worker is started again and its other cases go on.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import stats
+from ..store.ids import env_id, key_hash
+from . import envinfo, hygiene
+from .pool import Pool, WorkerGone, WorkerHandle
+from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+
+if TYPE_CHECKING:
+    from .orchestrate import Task
+
+Record = dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What a scenario leaves to store."""
+
+    results: list[Record] = field(default_factory=list)
+    noise: list[Record] = field(default_factory=list)
+    scenarios: list[Record] = field(default_factory=list)
+    breakdowns: list[Record] = field(default_factory=list)
+    environments: dict[str, Record] = field(default_factory=dict)
+
+
+def failure(status: str, error: str) -> Record:
+    now = envinfo.now_iso()
+    return {"status": status, "error": error, "first_call_s": None, "warmup": None, "timing": None,
+            "output": None, "setup_s": None, "metrics": {}, "started_at": now, "finished_at": now,
+            "duration_s": 0.0}
+
+
+def record(task: Task, worker_result: Record, env: str | None) -> Record:
+    c = task.case
+    return {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
+            "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
+            "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result}
+
+
+_WHY = {"timeout": "timeout", "memory": "crashed", "eof": "crashed", "exited": "crashed"}
+
+
+class ScenarioRun:
+    """One interleave of ``tasks`` (cases of one topic and parameter combination, in one
+    or more settings groups) with ``baseline`` among them."""
+
+    def __init__(self, pool: Pool, tasks: list[Task], baseline: Task, rule: RoundRule, seed: str,
+                 breakdowns: list[Task], on_progress: Callable[[str, bool], None],
+                 log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> None:
+        self.pool, self.tasks, self.baseline, self.rule, self.seed = pool, tasks, baseline, rule, seed
+        self.breakdowns = breakdowns
+        self.on_progress, self.log = on_progress, log
+        self.id = uuid.uuid4().hex[:16]
+        self.out = Outcome()
+        self.prepared: dict[str, Record] = {}        # task id -> the worker's prepare result
+        self.failed: dict[str, Record] = {}          # task id -> failure result
+        self.envs: dict[str, str | None] = {}        # group -> env id of its worker
+        self.groups = {t.case.group_key for t in tasks}
+        self.dead: dict[str, str] = {}               # group -> why its worker never became ready
+
+    # -- workers ----------------------------------------------------------------------------
+    def _worker(self, task: Task) -> WorkerHandle:
+        c = task.case
+        handle, new = self.pool.get(c.group_key, c.process, c.settings, keep=frozenset(self.groups))
+        if c.group_key in self.dead:
+            self.pool.discard(c.group_key)
+            raise WorkerGone("eof", self.dead[c.group_key], None)
+        if new:
+            try:
+                msg = handle.ready()
+            except WorkerGone as gone:
+                # TensorFlow failed to import, for instance: every case of the group fails
+                # with the same error, without starting a worker for each.
+                self.dead[c.group_key] = f"worker failed before the case started ({gone.reason}):\n{gone.tail}"
+                raise
+            env = msg["env"]
+            eid = env_id(env)
+            self.envs[c.group_key] = eid
+            self.out.environments[eid] = env
+        elif c.group_key not in self.envs:
+            env = handle.env or {}
+            eid = env_id(env) if env else None
+            self.envs[c.group_key] = eid
+            if eid:
+                self.out.environments[eid] = env
+        return handle
+
+    def _ask(self, task: Task, cmd: dict[str, Any], timeout_s: float, retry: bool = True) -> dict[str, Any]:
+        """One command to the task's worker; on WorkerGone the group's worker is discarded
+        and the exception goes on to the caller. A worker found dead before the command
+        was sent (it exited while idle, e.g. in a teardown) blames no case: a new worker
+        takes over the group's prepared cases and the command is sent again."""
+        group = task.case.group_key
+        try:
+            handle = self._worker(task)
+            return handle.request(cmd, timeout_s)
+        except WorkerGone as gone:
+            self.pool.discard(group)
+            self.envs.pop(group, None)
+            if gone.reason != "exited" or not retry:
+                raise
+            self.log(f"\nthe worker of {task.case.settings_id} had exited while idle (exit code "
+                     f"{gone.returncode}): a new one takes over")
+            if cmd["cmd"] == "release":
+                return {"type": "released", "id": task.id}
+            if cmd["cmd"] != "prepare":
+                self._reprepare(group)
+                if task.id not in self.prepared:
+                    raise
+            return self._ask(task, cmd, timeout_s, retry=False)
+
+    def _fail(self, task: Task, status: str, error: str) -> None:
+        self.failed[task.id] = failure(status, error)
+        self.prepared.pop(task.id, None)
+        self.on_progress(task.id, True)
+
+    def _gone(self, task: Task, gone: WorkerGone, what: str) -> None:
+        why = {"timeout": f"no answer within the case timeout of {task.case.timeout_s:g} s",
+               "memory": f"worker exceeded the memory limit of {self.pool.memory_limit_mb} MB",
+               "eof": f"worker exited abruptly (exit code {gone.returncode})",
+               "exited": f"worker exited twice between commands (exit code {gone.returncode})"}[gone.reason]
+        self._fail(task, _WHY[gone.reason], f"{why} ({what})\n{gone.tail}")
+        self._reprepare(task.case.group_key)
+
+    # -- preparing --------------------------------------------------------------------------
+    def _prepare(self, task: Task, again: bool = False) -> None:
+        self.on_progress(task.id, False)
+        try:
+            msg = self._ask(task, {"cmd": "prepare", "task": task.worker_payload()}, task.case.timeout_s)
+        except WorkerGone as gone:
+            if task.case.group_key in self.dead:
+                self._fail(task, "crashed", self.dead[task.case.group_key])
+            else:
+                self._gone(task, gone, "while preparing")
+            return
+        result = msg.get("result") or {}
+        if result.get("status") != "ok":
+            self._fail(task, str(result.get("status") or "error"), str(result.get("error")))
+            self.failed[task.id] = result
+            return
+        if not again:
+            self.prepared[task.id] = result
+
+    def _reprepare(self, group: str) -> None:
+        """After its worker died, prepare the group's live cases again in a new worker
+        (their first-call figures stay those of the first preparation)."""
+        for t in self.tasks:
+            if t.case.group_key == group and t.id in self.prepared:
+                self._prepare(t, again=True)
+
+    # -- the rounds ---------------------------------------------------------------------------
+    def slots(self) -> list[Slot]:
+        out = [Slot(t.case.group_key, t.id) for t in self.tasks if t.id in self.prepared]
+        if self.baseline.id in self.prepared:
+            out.append(Slot(self.baseline.case.group_key, self.baseline.id, aa=True))
+        return out
+
+    def run(self) -> Outcome:
+        before = hygiene.snapshot(self.pool.pids())
+        t0 = time.monotonic()
+        for task in self.tasks:
+            if task.id not in self.failed:
+                self._prepare(task)
+        by_id = {t.id: t for t in self.tasks}
+        rounds = Rounds(baseline=self.baseline.id)
+        stopped_by, t_rounds = "no_rounds", time.monotonic()
+        while self.slots():
+            index = rounds.count
+            rounds.count += 1
+            for slot in round_order(self.slots(), self.seed, index):
+                task = by_id[slot.task]
+                if task.id not in self.prepared:
+                    continue                          # failed earlier in this round
+                try:
+                    msg = self._ask(task, {"cmd": "sample", "id": task.id}, task.case.timeout_s)
+                except WorkerGone as gone:
+                    self._drop(rounds, task)
+                    self._gone(task, gone, f"in round {index + 1}")
+                    continue
+                if msg.get("type") == "sample":
+                    rounds.add(index, slot.name, float(msg["seconds"]))
+                else:
+                    self._drop(rounds, task)
+                    self._fail(task, "error", str(msg.get("error")))
+            why = self.rule.stop(rounds, time.monotonic() - t_rounds)
+            if why:
+                stopped_by = why
+                break
+        seconds_rounds = time.monotonic() - t_rounds
+        for task in self.tasks:
+            if task.id in self.prepared:
+                try:
+                    self._ask(task, {"cmd": "release", "id": task.id}, 60.0)
+                except WorkerGone:
+                    pass
+        self._collect(rounds, stopped_by, by_id)
+        self._breakdowns()
+        after = hygiene.snapshot(self.pool.pids())
+        self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
+        return self.out
+
+    def _drop(self, rounds: Rounds, task: Task) -> None:
+        rounds.drop(task.id)
+        if task.id == self.baseline.id:
+            rounds.drop(task.id + AA_SUFFIX)
+
+    # -- records ------------------------------------------------------------------------------
+    def _timing(self, rounds: Rounds, name: str, inner_loops: int, stopped_by: str) -> Record | None:
+        got = rounds.samples.get(name) or {}
+        if not got:
+            return None
+        idx = sorted(got)
+        samples = [float(f"{got[i]:.6g}") for i in idx]
+        return {"inner_loops": inner_loops, "summary": stats.summarize(samples).as_dict(),
+                "samples": samples, "stopped_by": stopped_by, "rounds": idx}
+
+    def _interleave(self) -> Record:
+        return {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
+
+    def _collect(self, rounds: Rounds, stopped_by: str, by_id: dict[str, Task]) -> None:
+        for task in self.tasks:
+            env = self.envs.get(task.case.group_key)
+            if task.id in self.failed:
+                res = dict(self.failed[task.id])
+            else:
+                res = dict(self.prepared[task.id])
+                loops = int((res.get("timing") or {}).get("inner_loops") or 1)
+                timing = self._timing(rounds, task.id, loops, stopped_by)
+                if timing is None:
+                    res = failure("error", "no sample was taken (the scenario ended before its first round)")
+                else:
+                    res["timing"] = timing
+                    self.on_progress(task.id, True)
+            res["interleave"] = self._interleave()
+            self.out.results.append(record(task, res, env))
+        aa = rounds.ratio(self.baseline.id, self.baseline.id + AA_SUFFIX)
+        if aa is not None:
+            ratio, lo, hi = aa
+            got = rounds.samples[self.baseline.id + AA_SUFFIX]
+            self.out.noise.append({
+                "case_id": self.baseline.case.case_id, "env_id": self.envs.get(self.baseline.case.group_key),
+                "key_hash": key_hash(self.baseline.key), "ratio": ratio, "ci_low": lo, "ci_high": hi,
+                "rel_noise": max(abs(ratio - 1.0), (hi - lo) / 2.0), "time": envinfo.now_iso(),
+                "interleave": self.id, "samples": [float(f"{got[i]:.6g}") for i in sorted(got)],
+                "rounds": sorted(got)})
+
+    def _breakdowns(self) -> None:
+        for task in self.breakdowns:
+            self.on_progress(task.id, False)
+            try:
+                msg = self._ask(task, {"cmd": "breakdown", "task": task.worker_payload()}, task.case.timeout_s)
+            except WorkerGone as gone:
+                self.log(f"\nbreakdown {task.id} failed: worker {gone.reason}")
+                continue
+            finally:
+                self.on_progress(task.id, True)
+            if msg.get("type") == "breakdown":
+                c = task.case
+                self.out.breakdowns.append({"case_id": c.case_id, "topic": c.topic, "variant": c.variant,
+                                            "params": c.params, "settings": c.settings,
+                                            "key_hash": key_hash(task.key),
+                                            "env_id": self.envs.get(c.group_key), **msg["breakdown"]})
+            else:
+                self.log(f"\nbreakdown {task.id} failed: {msg.get('error')}")
+
+    def _scenario_record(self, rounds: Rounds, stopped_by: str, before: Record, after: Record,
+                         seconds: float, seconds_rounds: float) -> None:
+        c = self.baseline.case
+        cores = envinfo.cores()
+        others = hygiene.others_share(before, after, cores)
+        flagged = others is not None and others > hygiene.OTHERS_LIMIT
+        if flagged:
+            self.log(f"\nwarning: {c.topic}/{c.params_id} was measured while other processes kept "
+                     f"{others:.0%} of the machine's {cores} cores busy")
+        self.out.scenarios.append({
+            "id": self.id, "topic": c.topic, "params": c.params, "runner": self.baseline.key["runner"],
+            "baseline": c.case_id, "cases": [t.case.case_id for t in self.tasks],
+            "rounds": rounds.count, "stopped_by": stopped_by, "seed": self.seed,
+            "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
+            "workers": len(self.groups), "widest_rel_ci": _finite(rounds.widest()),
+            "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),
+            "others_share": others, "loaded": flagged,
+            "time": envinfo.now_iso()})
+
+
+def _finite(x: float) -> float | None:
+    return x if x == x and x not in (float("inf"), float("-inf")) else None

@@ -1,0 +1,135 @@
+"""`tfperf run` measuring scenarios side by side, with fake workers (no TensorFlow):
+one live worker per settings group, one measuring at a time, every case sampled in
+every round, scenarios split when the groups do not fit."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tfperf import store
+from tfperf.measure.orchestrate import RunOptions, plan, run
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _topic(d: Path, flavors: list[str]) -> None:
+    d.mkdir()
+    (d / "t.py").write_text("def setup(p):\n    return {}\n\ndef f():\n    return 1\n\ndef g():\n    return 1\n")
+    (d / "t.yaml").write_text(json.dumps({
+        "topic": "t", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}, "b": {"fn": "g"}},
+        "settings_map": {"flavor": {f: {"env": {"FLAVOR": f}} for f in flavors}},
+        "baseline_settings": {"flavor": flavors[0]},
+        "claims": [{"id": "b_beats_a", "text": "b is faster", "faster": "b", "slower": "a"}],
+        "profiles": {"quick": {"params": {"n": [1, 2]}, "settings": {"flavor": flavors},
+                               "budget": {"min_samples": 6, "max_samples": 6, "budget_s": 5.0,
+                                          "warmup_s": 0.0, "min_sample_s": 0.001}}}}))
+
+
+def _python(tmp_path: Path) -> str:
+    python = tmp_path / "fake-python"
+    python.write_text(f"#!/bin/sh\nexec {sys.executable} {TESTS / 'fake_worker.py'} \"$@\"\n")
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    return str(python)
+
+
+@pytest.fixture()
+def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "blocks.log"
+    monkeypatch.setenv("FAKE_WORKER_LOG", str(path))
+    monkeypatch.setenv("FAKE_WORKER_DELAY_S", "0.002")
+    return path
+
+
+def _blocks(log: Path) -> list[tuple[int, str, str, float, float]]:
+    out = []
+    for line in log.read_text().splitlines():
+        pid, rest = line.split(" ", 1)
+        settings, rest = rest.rsplit("} ", 1)
+        task, t0, t1 = rest.split(" ")
+        out.append((int(pid), settings + "}", task, float(t0), float(t1)))
+    return out
+
+
+def test_a_scenario_is_measured_in_rounds_with_one_worker_per_group(tmp_path: Path, log: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    assert [len(s.tasks) for s in plan(opts).scenarios] == [4, 4]     # 2 variants x 2 groups per scenario
+    report = run(opts)
+    doc = store.load(report.path)
+    assert report.failed == 0 and len(doc["results"]) == 8
+    # One interleave per scenario; every case has a sample in each of its 6 rounds.
+    by_interleave = defaultdict(list)
+    for r in doc["results"]:
+        by_interleave[r["interleave"]["id"]].append(r)
+        assert r["timing"]["rounds"] == list(range(6)) and len(r["timing"]["samples"]) == 6
+    assert sorted(len(v) for v in by_interleave.values()) == [4, 4]
+    for rs in by_interleave.values():
+        assert {r["interleave"]["baseline"] for r in rs} == {rs[0]["case_id"].rsplit("/", 2)[0] + "/flavor=x/a"}
+    # The scenario's own A/A pair, in the same interleave; a scenario record each.
+    assert sorted(n["interleave"] for n in doc["noise"]) == sorted(by_interleave)
+    assert all(len(n["rounds"]) == 6 for n in doc["noise"])
+    assert sorted(s["id"] for s in doc["scenarios"]) == sorted(by_interleave)
+    assert all(s["rounds"] == 6 and s["stopped_by"] == "max_rounds" and s["workers"] == 2 for s in doc["scenarios"])
+    blocks = _blocks(log)
+    # Each group has one worker, kept across the two scenarios: two processes in all.
+    pids = defaultdict(set)
+    for pid, settings, *_ in blocks:
+        pids[settings].add(pid)
+    assert sorted(len(p) for p in pids.values()) == [1, 1]
+    # Never two blocks at once.
+    spans = sorted((t0, t1) for *_, t0, t1 in blocks)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    # 2 scenarios x 6 rounds x (4 cases + the baseline's second block).
+    assert len(blocks) == 2 * 6 * 5
+    # The order changes from round to round.
+    orders = defaultdict(list)
+    for pid, settings, task, t0, _ in sorted(blocks, key=lambda b: b[3]):
+        orders[task.split("/")[1]].append(f"{settings}{task}")
+    firsts = {tuple(seq[i * 5:(i + 1) * 5]) for seq in orders.values() for i in range(6)}
+    assert len(firsts) > 3
+
+
+def test_groups_that_do_not_fit_are_split_into_interleaves_with_the_baseline(tmp_path: Path, log: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y", "z"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path), max_workers=2)
+    report = run(opts)
+    doc = store.load(report.path)
+    assert report.failed == 0
+    # Per scenario: {x, y} and {x, z}; the baseline group x is measured in both.
+    assert len(doc["scenarios"]) == 4
+    for s in doc["scenarios"]:
+        flavors = {c.split("/")[2] for c in s["cases"]}
+        assert "flavor=x" in flavors and len(flavors) == 2 and s["workers"] == 2
+    live = defaultdict(set)
+    for pid, settings, *_ in _blocks(log):
+        live[settings].add(pid)
+    assert set(live) == {"{'flavor': 'x'}", "{'flavor': 'y'}", "{'flavor': 'z'}"}
+
+
+def test_a_rerun_skips_measured_scenarios_and_remeasures_incomplete_ones(tmp_path: Path, log: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    report = run(opts)
+    assert plan(opts).n_tasks == 0 and run(opts).skipped == 8
+    # Drop one result: its whole scenario is measured again (side by side), the others kept.
+    doc = store.load(report.path)
+    gone = doc["results"].pop(0)
+    store.write_atomic(report.path, doc, overwrite=True)
+    p = plan(opts)
+    assert len(p.scenarios) == 1 and p.scenarios[0].remeasure
+    run(opts)
+    doc = store.load(report.path)
+    assert len(doc["results"]) == 7 + 4
+    assert any(r["case_id"] == gone["case_id"] for r in doc["results"])

@@ -1,0 +1,202 @@
+"""The interleaved method without TensorFlow: the round scheduler, the paired estimator
+under drift (against the old sequential blocks), the stopping rule and the three-state
+verdict with the smallest effect it could have seen."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from tfperf import stats
+from tfperf.measure.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+
+SLOTS = [Slot("g1", "a"), Slot("g1", "b"), Slot("g2", "a2"), Slot("g2", "b2"), Slot("g1", "a", aa=True)]
+
+
+# -- the schedule ---------------------------------------------------------------------------
+
+def test_each_slot_once_per_round_in_a_seeded_random_order() -> None:
+    orders = [round_order(SLOTS, "topic/batch=1", i) for i in range(200)]
+    for order in orders:
+        assert sorted(s.name for s in order) == sorted(s.name for s in SLOTS)
+    # Replayable: the same scenario and round give the same order.
+    assert orders[7] == round_order(SLOTS, "topic/batch=1", 7)
+    # Another scenario draws other orders.
+    assert [round_order(SLOTS, "topic/batch=64", i) for i in range(20)] != orders[:20]
+    # Not one fixed order: many distinct orders, and every slot is first now and then,
+    # about as often as the others (200 rounds / 5 slots = 40 each).
+    assert len({tuple(s.name for s in o) for o in orders}) > 50
+    first = Counter(o[0].name for o in orders)
+    assert set(first) == {s.name for s in SLOTS}
+    assert max(first.values()) < 70 and min(first.values()) > 15
+
+
+def test_aa_slot_is_named_after_the_baseline() -> None:
+    assert Slot("g", "x", aa=True).name == "x" + AA_SUFFIX
+    assert Slot("g", "x").name == "x"
+
+
+# -- paired ratios under drift ----------------------------------------------------------------
+
+TRUE_SPEEDUP = 1.25          # the candidate takes 1 / 1.25 of the baseline's time
+DRIFT = 0.30                 # the machine slows down linearly by 30% across the run
+ROUNDS = 40
+
+
+def _speed(t: float) -> float:
+    """The machine's slowdown factor at time t in [0, 1] of the run."""
+    return 1.0 + DRIFT * t
+
+
+def _noisy(rng: random.Random, x: float) -> float:
+    return x * math.exp(rng.gauss(0.0, 0.02))
+
+
+def _interleaved(seed: int) -> tuple[float, float, float]:
+    """Both variants measured in each round, in a random order: slots 2i and 2i+1."""
+    rng = random.Random(seed)
+    base, cand = [], []
+    for i in range(ROUNDS):
+        order = ["base", "cand"]
+        rng.shuffle(order)
+        for j, who in enumerate(order):
+            t = (2 * i + j) / (2 * ROUNDS)
+            if who == "base":
+                base.append(_noisy(rng, 1.0 * _speed(t)))
+            else:
+                cand.append(_noisy(rng, 1.0 / TRUE_SPEEDUP * _speed(t)))
+    return stats.paired_ratio(base, cand)
+
+
+def _sequential(seed: int) -> tuple[float, float, float]:
+    """The old method: all of the baseline's samples, then all of the candidate's."""
+    rng = random.Random(seed)
+    base = [_noisy(rng, 1.0 * _speed(i / (2 * ROUNDS))) for i in range(ROUNDS)]
+    cand = [_noisy(rng, 1.0 / TRUE_SPEEDUP * _speed((ROUNDS + i) / (2 * ROUNDS))) for i in range(ROUNDS)]
+    return stats.ratio_ci(base, cand)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_interleaved_ratio_stays_within_two_percent_under_a_30_percent_drift(seed: int) -> None:
+    point, lo, hi = _interleaved(seed)
+    assert abs(point / TRUE_SPEEDUP - 1.0) < 0.02, point
+    assert lo <= TRUE_SPEEDUP * 1.02 and hi >= TRUE_SPEEDUP * 0.98
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sequential_blocks_carry_the_drift(seed: int) -> None:
+    """The same samples' budget in two blocks: the drift between the blocks (about 15%)
+    lands in the ratio, and the CI, tight as it is, excludes the truth."""
+    point, lo, hi = _sequential(seed)
+    assert abs(point / TRUE_SPEEDUP - 1.0) > 0.10, point
+    assert hi < TRUE_SPEEDUP
+
+
+def test_paired_ratio_needs_equal_lengths() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.paired_ratio([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="empty"):
+        stats.paired_ratio([], [])
+
+
+# -- the rounds table and the stopping rule ---------------------------------------------------------
+
+def _table(n: int, spread: float, speedup: float = 1.0, seed: int = 0) -> Rounds:
+    rng = random.Random(seed)
+    r = Rounds(baseline="base")
+    for i in range(n):
+        r.add(i, "base", 1.0 * math.exp(rng.gauss(0, spread)))
+        r.add(i, "base" + AA_SUFFIX, 1.0 * math.exp(rng.gauss(0, spread)))
+        r.add(i, "cand", 1.0 / speedup * math.exp(rng.gauss(0, spread)))
+    r.count = n
+    return r
+
+
+def test_ratios_use_only_rounds_both_slots_have() -> None:
+    r = Rounds(baseline="base")
+    for i in range(8):
+        r.add(i, "base", 2.0)
+    for i in (0, 2, 4, 6):
+        r.add(i, "cand", 1.0)
+    assert r.paired("base", "cand") == ([2.0] * 4, [1.0] * 4)
+    assert r.ratio("base", "cand") == (2.0, 2.0, 2.0)
+    r.drop("cand")
+    assert r.ratio("base", "cand") is None
+
+
+def test_rule_stops_at_min_rounds_when_every_ci_is_tight() -> None:
+    rule = RoundRule(min_rounds=10, max_rounds=100, target_rel_ci=0.02, budget_s=60)
+    assert rule.stop(_table(9, 0.001), 1.0) is None            # below the minimum
+    assert rule.stop(_table(10, 0.001), 1.0) == "ci"
+
+
+def test_rule_goes_on_while_the_ci_is_wide_then_stops_at_max_or_budget() -> None:
+    rule = RoundRule(min_rounds=10, max_rounds=40, target_rel_ci=0.01, budget_s=60)
+    wide = _table(20, 0.2)
+    assert wide.widest() > 0.01
+    assert rule.stop(wide, 1.0) is None
+    assert rule.stop(wide, 61.0) == "budget"
+    assert rule.stop(_table(40, 0.2), 1.0) == "max_rounds"
+
+
+def test_a_very_slow_scenario_still_takes_three_rounds() -> None:
+    rule = RoundRule(min_rounds=10, budget_s=5)
+    assert rule.stop(_table(2, 0.01), 100.0) is None
+    assert rule.stop(_table(3, 0.01), 100.0) == "budget"
+
+
+def test_an_inconclusive_claim_gets_more_rounds() -> None:
+    """The CIs are within target, but the claim's CI straddles 1 + noise: go on."""
+    rounds = _table(30, 0.01, speedup=1.012, seed=3)
+    loose = RoundRule(min_rounds=10, target_rel_ci=0.05)
+    decide = RoundRule(min_rounds=10, target_rel_ci=0.05, decide=(("cand", "base"),))
+    assert loose.stop(rounds, 1.0) == "ci"
+    assert decide.undecided(rounds) == [("cand", "base")]
+    assert decide.stop(rounds, 1.0) is None
+    clear = _table(30, 0.01, speedup=1.5, seed=3)
+    assert decide.undecided(clear) == [] and decide.stop(clear, 1.0) == "ci"
+
+
+def test_aa_noise_is_the_distance_from_one_or_the_ci_halfwidth() -> None:
+    r = Rounds(baseline="base")
+    for i in range(10):
+        r.add(i, "base", 1.0)
+        r.add(i, "base" + AA_SUFFIX, 0.95)
+    assert r.aa_noise() == pytest.approx(1 / 0.95 - 1)
+
+
+# -- three states and their power ---------------------------------------------------------------------
+
+def test_three_states() -> None:
+    assert stats.judge(1.30, 1.25, 1.35, noise=0.02).state == stats.HOLDS
+    assert stats.judge(1.30, 1.25, 1.35, noise=0.02).direction == "faster"
+    # Level within the noise: the claimed speedup is excluded -> refuted, direction "same".
+    same = stats.judge(1.00, 0.99, 1.01, noise=0.02)
+    assert (same.state, same.direction) == (stats.REFUTED, "same")
+    # The other way round: refuted, slower.
+    slower = stats.judge(0.70, 0.66, 0.74, noise=0.02)
+    assert (slower.state, slower.direction) == (stats.REFUTED, "slower")
+    # Too wide to tell.
+    wide = stats.judge(1.05, 0.90, 1.20, noise=0.02)
+    assert (wide.state, wide.direction) == (stats.INCONCLUSIVE, "unclear")
+    assert stats.REFUTED == "refuted"
+
+
+def test_detectable_effect_grows_with_the_ci_and_the_noise() -> None:
+    tight = stats.judge(1.0, 0.99, 1.01, noise=0.01)
+    loose = stats.judge(1.0, 0.90, 1.10, noise=0.01)
+    noisy = stats.judge(1.0, 0.99, 1.01, noise=0.10)
+    # A true 2.0% speedup would give a CI of about [1.0099, 1.0302]: above 1.01.
+    assert tight.detectable == pytest.approx(1.01 / 0.99 - 1)
+    assert loose.detectable > 0.10 > tight.detectable
+    assert noisy.detectable > 0.10
+    assert stats.judge(1.0, 0.99, 1.01, noise=0.0, min_effect=0.05).margin == 0.05
+
+
+def test_verdict_keeps_its_old_signature() -> None:
+    assert stats.verdict(1.2, 1.3, 0.05) == stats.HOLDS
+    assert stats.verdict(0.5, 0.6, 0.05) == stats.REFUTED
+    assert stats.verdict(0.9, 1.2, 0.05) == stats.INCONCLUSIVE
