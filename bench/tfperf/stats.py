@@ -1,5 +1,6 @@
 """Statistics over timing samples: summaries, a distribution-free CI of the median,
-a bootstrap CI of a ratio of medians, the stopping rule and the verdict rule.
+the paired ratio of interleaved rounds (and, for unpaired samples, a bootstrap CI of a
+ratio of medians), the stopping rule and the three-state verdict with its power.
 
 Plain functions over lists of floats; no TensorFlow, no I/O.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -31,6 +33,7 @@ def _binom_cdf(k: int, n: int) -> float:
     return sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
 
 
+@lru_cache(maxsize=1024)
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int] | None:
     """0-based ranks (lo, hi) of the order statistics bounding the median with at least
     ``confidence`` coverage, or None when n is too small for that coverage (n < 6 at 95%).
@@ -143,21 +146,74 @@ class StopRule:
         return summarize(samples).rel_ci_halfwidth <= self.target_rel_ci
 
 
-# Verdicts on a claim "A is faster than B".
+def paired_ratio(baseline: Sequence[float], candidate: Sequence[float],
+                 confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Speedup of ``candidate`` over ``baseline`` from samples taken in the same rounds
+    (``baseline[i]`` and ``candidate[i]`` seconds apart): the median of the per-round
+    ratios baseline[i] / candidate[i], with the distribution-free CI of that median.
+
+    A drift of the machine's speed across the run moves both samples of a round alike,
+    so it cancels in each ratio; between blocks measured minutes apart it does not."""
+    if len(baseline) != len(candidate):
+        raise ValueError(f"paired samples differ in length: {len(baseline)} and {len(candidate)}")
+    if not baseline:
+        raise ValueError("ratio of an empty sample")
+    r = np.asarray(baseline, dtype=float) / np.asarray(candidate, dtype=float)
+    lo, hi = median_ci(list(r), confidence)
+    return float(np.median(r)), float(lo), float(hi)
+
+
+# Verdicts on a claim "A is faster than B": three states.
 HOLDS = "holds"
-DOES_NOT_HOLD = "does not hold"
+DOES_NOT_HOLD = "refuted"       # the CI excludes the claimed effect (no effect, or the other way)
 INCONCLUSIVE = "inconclusive"
+REFUTED = DOES_NOT_HOLD
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A verdict on "the candidate is faster", with its power.
+
+    ``margin``: the smallest speedup that counts (the noise floor, or a claim's minimum
+    effect), as a fraction. ``detectable``: the smallest true speedup (as a fraction) for
+    which this measurement's CI would have lain wholly above 1 + margin, i.e. what it
+    could have seen. ``direction``: "faster", "slower" or "same" (within the margin)."""
+
+    state: str
+    margin: float
+    detectable: float
+    direction: str
+
+
+def judge(point: float, low: float, high: float, noise: float, min_effect: float = 0.0) -> Verdict:
+    """Three states from the CI of speedup = t_baseline / t_candidate:
+
+    * holds: the whole CI lies above 1 + margin;
+    * refuted: the whole CI lies below 1 + margin: the claimed effect is excluded (no
+      effect worth the name, or the candidate is slower);
+    * inconclusive: the CI straddles 1 + margin: collect more rounds.
+    """
+    margin = max(noise, min_effect, 0.0)
+    if low > 1.0 + margin:
+        state = HOLDS
+    elif high < 1.0 + margin:
+        state = DOES_NOT_HOLD
+    else:
+        state = INCONCLUSIVE
+    # A true speedup s gives a CI of about [s * low / point, s * high / point].
+    detectable = (1.0 + margin) * (point / low) - 1.0 if low > 0 else math.inf
+    if low > 1.0 + margin:
+        direction = "faster"
+    elif high < 1.0 / (1.0 + margin):
+        direction = "slower"
+    elif low >= 1.0 / (1.0 + margin) and high <= 1.0 + margin:
+        direction = "same"
+    else:
+        direction = "unclear"
+    return Verdict(state, margin, detectable, direction)
 
 
 def verdict(ratio_low: float, ratio_high: float, noise: float, min_effect: float = 0.0) -> str:
-    """Verdict on "the candidate is faster" from the CI of speedup = t_baseline / t_candidate.
-
-    ``noise`` is the runner's relative noise floor (from its A/A pair: 0.03 means two
-    measurements of the same thing differ by up to 3%); a difference is only called when
-    the whole CI lies beyond it (and beyond ``min_effect``)."""
-    margin = max(noise, min_effect, 0.0)
-    if ratio_low > 1.0 + margin:
-        return HOLDS
-    if ratio_high < 1.0 / (1.0 + margin):
-        return DOES_NOT_HOLD
-    return INCONCLUSIVE
+    """The state of :func:`judge` alone (the point estimate does not change it)."""
+    point = math.sqrt(max(ratio_low, 1e-300) * max(ratio_high, 1e-300))
+    return judge(point, ratio_low, ratio_high, noise, min_effect).state

@@ -1,6 +1,6 @@
 """When does a compile step pay off, and what would a ten-run average have said?
 
-Two small analyses over stored results (plain dicts as in ``schema_v1.json``), for the
+Two small analyses over stored results (plain dicts as in ``schema_v2.json``), for the
 tf.function/XLA page:
 
 * ``breakeven_calls`` - after how many calls the total time of a variant with a slower

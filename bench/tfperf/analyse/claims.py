@@ -13,9 +13,10 @@ from typing import Any, Iterable
 
 from .. import stats
 from .compare import Scenario, exclusion_reason, scenarios
-from .noise import NoiseFloor, noise_floor
+from .noise import NoiseFloor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
+from .settings import pair_noise
 
 NO_DATA = "no data"
 MIXED = "mixed"
@@ -29,8 +30,10 @@ class ClaimCheck:
     scenario: Scenario
     ratio: Ratio | None            # speedup of `faster` over `slower`
     noise: NoiseFloor | None
-    verdict: str                   # holds / does not hold / inconclusive / no data
+    verdict: str                   # holds / refuted / inconclusive / no data
     note: str | None = None        # e.g. the faster variant's output is outside tolerance
+    detectable: float | None = None  # the smallest speedup (fraction) this measurement could have seen
+    direction: str | None = None     # faster / slower / same / unclear
 
 
 @dataclass
@@ -73,6 +76,23 @@ class ClaimResult:
         return f"holds on {self.holds_on} of {self.runners_with_data} runner{'s' if self.runners_with_data != 1 else ''}"
 
 
+def in_words(check: ClaimCheck) -> str:
+    """The check as prose reads it: "holds"; "refuted" only when the effect goes the other
+    way beyond the noise; "inconclusive" when the two are level within it (a claim refuted
+    because there is no effect) or when the interval is too wide to tell."""
+    if check.verdict == stats.DOES_NOT_HOLD:
+        return stats.DOES_NOT_HOLD if check.direction in (None, "slower") else stats.INCONCLUSIVE
+    return check.verdict
+
+
+def counts_text(checks: Iterable[ClaimCheck]) -> str:
+    """"holds in 2, refuted in 1, unclear in 3 of 6 scenarios"."""
+    checks = [c for c in checks if c.verdict != NO_DATA]
+    n = {v: sum(1 for c in checks if c.verdict == v) for v in (stats.HOLDS, stats.DOES_NOT_HOLD, stats.INCONCLUSIVE)}
+    return (f"holds in {n[stats.HOLDS]}, refuted in {n[stats.DOES_NOT_HOLD]}, unclear in {n[stats.INCONCLUSIVE]} "
+            f"of {len(checks)} scenario{'s' if len(checks) != 1 else ''}")
+
+
 def outcome(checks: Iterable[ClaimCheck]) -> str:
     """One word for a set of checks: the verdict they all share, "mixed", or "no data"."""
     seen = {c.verdict for c in checks if c.verdict != NO_DATA}
@@ -103,6 +123,13 @@ def _result(claim: dict[str, Any], checks: list[ClaimCheck]) -> ClaimResult:
                        by_runner={r: runner_verdict(v) for r, v in sorted(per_runner.items())})
 
 
+def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, note: str | None) -> ClaimCheck:
+    """A claim's verdict in one scenario, with the smallest effect it could have detected.
+    A claim may ask for a minimum effect (``min_effect: 0.1`` for 10%)."""
+    v = stats.judge(r.point, r.low, r.high, nf.value, float(claim.get("min_effect", 0.0) or 0.0))
+    return ClaimCheck(str(claim.get("id")), sc, r, nf, v.state, note, detectable=v.detectable, direction=v.direction)
+
+
 def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise],
                 cache: RatioCache) -> ClaimResult:
     faster, slower = str(claim.get("faster")), str(claim.get("slower"))
@@ -118,12 +145,12 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
                                      f"{bad.variant}: {exclusion_reason(bad)}"))
             continue
-        nf = noise_floor(noise, sc.runner, settings_id(sc.settings), sc.topic)
-        r = cache.ratio(s.samples, f.samples)
+        nf = pair_noise(noise, s, f, sc.topic)
+        r = cache.speedup(s, f)
         note = None
         if f.within_tolerance is False:
             note = f"{faster}'s output is outside tolerance"
-        checks.append(ClaimCheck(str(claim.get("id")), sc, r, nf, stats.verdict(r.low, r.high, nf.value), note))
+        checks.append(_check(claim, sc, r, nf, note))
     return _result(claim, checks)
 
 
@@ -161,11 +188,10 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
                                      f"{bad.settings_id}: {exclusion_reason(bad)}"))
             continue
-        nf = max(noise_floor(noise, f.runner, f.settings_id, topic), noise_floor(noise, s.runner, s.settings_id, topic),
-                 key=lambda n: n.value)
-        r = cache.ratio(s.samples, f.samples)
+        nf = pair_noise(noise, s, f, topic)
+        r = cache.speedup(s, f)
         note = f"{f.settings_id}: output outside tolerance" if f.within_tolerance is False else None
-        checks.append(ClaimCheck(str(claim.get("id")), sc, r, nf, stats.verdict(r.low, r.high, nf.value), note))
+        checks.append(_check(claim, sc, r, nf, note))
     checks.sort(key=lambda c: c.scenario.key)
     return _result(claim, checks)
 

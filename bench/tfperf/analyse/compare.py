@@ -96,12 +96,13 @@ def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: Rat
     candidates = [m for m in ok if m.variant not in excluded]
     best = min(candidates, key=lambda m: m.median or float("inf")) if candidates else None
     fastest = min(ok, key=lambda m: m.median or float("inf")) if ok else None
-    nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings), sc.topic)
     d = sc.variants.get(default)
+    nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings), sc.topic,
+                     interleave=d.interleave if d is not None else None)
     speed: Ratio | None = None
     verdict: str | None = None
     if best is not None and d is not None and d.ok:
-        speed = cache.ratio(d.samples, best.samples)
+        speed = cache.speedup(d, best)
         verdict = stats.verdict(speed.low, speed.high, nf.value) if best.variant != default else None
     return Recommendation(scenario=sc, default=default, best=best.variant if best else None,
                           speedup=speed, verdict=verdict, noise=nf, excluded=excluded,

@@ -263,7 +263,7 @@ class Dataset:
                 base[(m.runner, m.settings_id, m.params_id, m.version)] = m
         for m in pool + stale_current:
             d = base.get((m.runner, m.settings_id, m.params_id, m.version))
-            sp = self.cache.ratio(d.samples, m.samples) if d is not None else None
+            sp = self.cache.speedup(d, m) if d is not None else None
             div = self.per_call_divisor(topic, m.params)   # time per step where the YAML says so
             rows.append({
                 "runner": m.runner, "version": m.version, "tensorflow": m.tensorflow, "keras": m.keras,

@@ -17,12 +17,24 @@ class NoiseFloor:
     basis: str          # how it was obtained, for the page
 
 
-def noise_floor(records: Iterable[Noise], runner: str, settings_id: str, topic: str | None = None) -> NoiseFloor:
-    """The max relative noise of the runner's A/A pairs, from the closest group that has any:
-    the same topic and settings, the same topic, the same settings (any topic), the whole
+def noise_floor(records: Iterable[Noise], runner: str, settings_id: str, topic: str | None = None,
+                interleave: str | None = None) -> NoiseFloor:
+    """The noise floor of a comparison.
+
+    Measured side by side (schema 2), it is the scenario's own: the A/A pair of the
+    baseline measured twice in each round of the same interleave. Otherwise the max
+    relative noise of the runner's A/A pairs, from the closest group that has any: the
+    same topic and settings, the same topic, the same settings (any topic), the whole
     runner; else an assumed value. A pair measured for one topic says little about another
     topic's noise (its cases, models and processes differ), so ``topic`` comes first."""
-    mine = [r for r in records if r.runner == runner]
+    records = list(records)
+    if interleave:
+        own = [r for r in records if r.interleave == interleave]
+        if own:
+            return NoiseFloor(max(r.rel_noise for r in own),
+                              f"this scenario's A/A pair: its baseline measured twice in each of {own[0].rounds} rounds")
+    mine = [r for r in records if r.runner == runner and not r.interleave] or \
+        [r for r in records if r.runner == runner]
     tiers = []
     if topic is not None:
         tiers += [([r for r in mine if r.topic == topic and r.settings_id == settings_id],

@@ -17,15 +17,27 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import stats
+from .records import Measurement
 
 
 @dataclass(frozen=True)
 class Ratio:
-    """Speedup of a candidate over a baseline: median(baseline) / median(candidate)."""
+    """Speedup of a candidate over a baseline. Paired (measured side by side): the median
+    of per-round ratios; unpaired: median(baseline) / median(candidate)."""
 
     point: float
     low: float
     high: float
+    paired: bool = False
+    n: int = 0                 # rounds (paired) or the smaller sample count
+
+    @property
+    def rel_halfwidth(self) -> float:
+        return (self.high - self.low) / 2.0 / self.point if self.point > 0 else float("inf")
+
+
+# The statistics' parameters are part of the key: a change to them never serves an old interval.
+_KEY_PREFIX = f"boot{stats.CONFIDENCE}:2000:0:"
 
 
 def _digest(xs: Sequence[float]) -> str:
@@ -45,13 +57,23 @@ class RatioCache:
                 self._memo = {}
 
     def ratio(self, baseline: Sequence[float], candidate: Sequence[float]) -> Ratio:
-        key = _digest(baseline) + _digest(candidate)
+        key = _KEY_PREFIX + _digest(baseline) + _digest(candidate)
         hit = self._memo.get(key)
         if hit is None:
             hit = stats.ratio_ci(baseline, candidate)
             self._memo[key] = hit
             self._dirty = True
         return Ratio(*hit)
+
+    def speedup(self, baseline: Measurement, candidate: Measurement) -> Ratio:
+        """Speedup of ``candidate`` over ``baseline``: paired when both were measured in
+        the same interleave (at least 6 common rounds, the fewest for a 95% CI of a
+        median), else the bootstrap ratio of medians."""
+        pair = baseline.paired_with(candidate)
+        if pair is not None and len(pair[0]) >= 6:
+            return Ratio(*stats.paired_ratio(*pair), paired=True, n=len(pair[0]))
+        r = self.ratio(baseline.samples, candidate.samples)
+        return Ratio(r.point, r.low, r.high, paired=False, n=min(len(baseline.samples), len(candidate.samples)))
 
     def save(self) -> None:
         if not (self.path and self._dirty):

@@ -58,6 +58,19 @@ class Measurement:
     stale_reason: str | None = None
     metrics: dict[str, float] = field(default_factory=dict)   # result.metrics (load_s, file_bytes, ...)
     inner_loops: int = 1                                      # calls per stored sample
+    interleave: str | None = None                             # the interleave it was measured in
+    rounds: tuple[int, ...] = ()                              # the round of each sample
+    interleave_baseline: str | None = None                    # case id of the interleave's baseline
+
+    def paired_with(self, other: "Measurement") -> tuple[list[float], list[float]] | None:
+        """Both sample lists restricted to the rounds both have, when the two were measured
+        in the same interleave (side by side); None when they were not."""
+        if not self.interleave or self.interleave != other.interleave or not self.rounds or not other.rounds:
+            return None
+        mine = dict(zip(self.rounds, self.samples))
+        theirs = dict(zip(other.rounds, other.samples))
+        common = sorted(set(mine) & set(theirs))
+        return [mine[i] for i in common], [theirs[i] for i in common]
 
     @property
     def ok(self) -> bool:
@@ -97,6 +110,8 @@ class Noise:
     rel_noise: float
     case_id: str
     time: str
+    interleave: str | None = None      # schema 2: the scenario whose baseline was measured twice
+    rounds: int = 0
 
     @property
     def topic(self) -> str:
@@ -165,7 +180,8 @@ def read_documents(docs: list[tuple[Path, dict[str, Any]]]) -> tuple[list[Measur
         for a in doc.get("noise") or []:
             noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
                                rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
-                               time=str(a.get("time", ""))))
+                               time=str(a.get("time", "")), interleave=a.get("interleave"),
+                               rounds=len(a.get("rounds") or [])))
         for b in doc.get("breakdowns") or []:
             breakdowns.append({**b, "_runner": label, "_source": source,
                                "_env": envs.get(str(b.get("env_id")))})
@@ -192,4 +208,7 @@ def _measurement(source: Source, runner: str, r: dict[str, Any], envs: dict[str,
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
                  if isinstance(v, (int, float)) and not isinstance(v, bool)},
         inner_loops=max(1, int(timing.get("inner_loops") or 1)),
+        interleave=(r.get("interleave") or {}).get("id"),
+        interleave_baseline=(r.get("interleave") or {}).get("baseline"),
+        rounds=tuple(int(i) for i in timing.get("rounds") or []) if len(timing.get("rounds") or []) == len(samples) else (),
     )

@@ -27,7 +27,7 @@ class SettingsSpeedup:
     baseline: Measurement | None
     ratio: Ratio | None          # speedup of this group over the baseline (> 1: faster)
     noise: NoiseFloor | None
-    verdict: str | None          # holds: faster beyond noise; does not hold: slower; None: is the baseline
+    verdict: str | None          # holds: faster beyond noise; refuted: slower beyond it; None: is the baseline
     problem: str | None = None   # why there is no ratio
 
     @property
@@ -45,6 +45,19 @@ class SettingsSpeedup:
     @property
     def params(self) -> dict[str, Any]:
         return self.measurement.params
+
+
+# A settings group against the baseline is a two-sided question: faster, slower or neither.
+_TWO_SIDED = {"faster": stats.HOLDS, "slower": stats.DOES_NOT_HOLD}
+
+
+def pair_noise(noise: list[Noise], a: Measurement, b: Measurement, topic: str) -> NoiseFloor:
+    """The noise floor of comparing ``a`` with ``b``: their scenario's own A/A pair when
+    they were measured side by side, else the larger floor of their two settings groups."""
+    if a.interleave and a.interleave == b.interleave:
+        return noise_floor(noise, a.runner, a.settings_id, topic, interleave=a.interleave)
+    return max(noise_floor(noise, a.runner, a.settings_id, topic), noise_floor(noise, b.runner, b.settings_id, topic),
+               key=lambda n: n.value)
 
 
 def baseline_of(settings: dict[str, str], baseline: dict[str, str]) -> dict[str, str]:
@@ -74,8 +87,8 @@ def settings_speedups(measurements: Iterable[Measurement], topic: str, baseline:
             bad = m if not m.ok else b
             out.append(SettingsSpeedup(m, b, None, None, None, f"{bad.settings_id}: {exclusion_reason(bad)}"))
             continue
-        nf = max(noise_floor(noise, m.runner, m.settings_id, topic), noise_floor(noise, b.runner, b.settings_id, topic),
-                 key=lambda n: n.value)
-        r = cache.ratio(b.samples, m.samples)
-        out.append(SettingsSpeedup(m, b, r, nf, stats.verdict(r.low, r.high, nf.value)))
+        nf = pair_noise(noise, b, m, topic)
+        r = cache.speedup(b, m)
+        way = stats.judge(r.point, r.low, r.high, nf.value).direction
+        out.append(SettingsSpeedup(m, b, r, nf, _TWO_SIDED.get(way, stats.INCONCLUSIVE)))
     return out

@@ -44,7 +44,7 @@ def _reject_constant(name: str) -> float:
 def _load_plain(root: Path) -> Loaded:
     import jsonschema
 
-    schema_file = Path(__file__).resolve().parent.parent / "store" / "schema_v1.json"
+    schema_file = Path(__file__).resolve().parent.parent / "store" / "schema_v2.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
     docs: list[tuple[Path, dict[str, Any]]] = []
@@ -58,7 +58,7 @@ def _load_plain(root: Path) -> Loaded:
         if not isinstance(doc, dict):
             errors.append(ResultsFileError(str(path), "(file)", "top level is not an object"))
             continue
-        if doc.get("schema_version") != 1:
+        if doc.get("schema_version") != 2:
             errors.append(ResultsFileError(str(path), "schema_version",
                                            f"unknown schema version {doc.get('schema_version')!r}"))
             continue

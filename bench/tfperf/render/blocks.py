@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .. import stats
 from ..analyse import Dataset
-from ..analyse.claims import NO_DATA, is_settings_claim
+from ..analyse.claims import NO_DATA, counts_text, is_settings_claim
 from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
@@ -143,6 +143,9 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                     verdict = verdict_badge(stats.HOLDS, f" (beyond ±{percent(r.noise.value)} noise)")
                 elif r.verdict == stats.INCONCLUSIVE:
                     verdict = verdict_badge(stats.INCONCLUSIVE, f" (within ±{percent(r.noise.value)} noise)")
+                elif r.verdict == stats.REFUTED:    # the fastest is not faster beyond the noise: a tie
+                    verdict = element("span", f"level with the default (within ±{percent(r.noise.value)} noise)",
+                                      class_="tfperf-verdict tfperf-inconclusive")
                 else:
                     verdict = verdict_badge(r.verdict)
             excluded = join([join([ds.label(topic, v), ": ", why])
@@ -157,6 +160,14 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
     return Markup("".join(out))
 
 
+def _power(ch: Any) -> str:
+    """The smallest speedup the check could have seen, and how it was measured."""
+    if ch.detectable is None or ch.ratio is None:
+        return "–"
+    how = f"paired, {ch.ratio.n} rounds" if ch.ratio.paired else f"unpaired, {ch.ratio.n} samples"
+    return f"≥ {percent(ch.detectable)} faster ({how})"
+
+
 def block_claims(d: Directive, ctx: Context) -> Markup:
     topic = str(d.topic)
     ds = ctx.ds
@@ -169,12 +180,11 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
     for cr in claims:
         per_runner = []
         for runner, v in cr.by_runner.items():
-            c = cr.counts(runner)
-            n = sum(c.values())
-            pts = [ch.ratio.point for ch in cr.checks if ch.scenario.runner == runner and ch.ratio]
-            rng = f", {times(min(pts))}–{times(max(pts))}" if pts else ""
+            mine = [ch for ch in cr.checks if ch.scenario.runner == runner]
+            pts = [ch.ratio.point for ch in mine if ch.ratio]
+            rng = f"; speedup {times(min(pts))}–{times(max(pts))}" if pts else ""
             per_runner.append(join([element("code", runner), ": ", verdict_badge(v),
-                                    f" ({c.get(stats.HOLDS, 0)} of {n} scenarios hold{rng})"]))
+                                    f" ({counts_text(mine)}{rng})"]))
         flag = element("span", "verdict flipped between versions", class_="tfperf-flip") if cr.id in flips else ""
         rows.append([join([cr.claim.get("text", cr.id), Markup("<br>"), element("small", cr.id)]),
                      element("strong", cr.summary), join(per_runner, Markup("<br>")) or "–", flag,
@@ -182,7 +192,7 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
         scen_rows = [[ch.scenario.runner, settings_id(ch.scenario.settings), _scenario_text(ch.scenario.params),
                       times_ci(ch.ratio.point, ch.ratio.low, ch.ratio.high) if ch.ratio else "–",
                       f"±{percent(ch.noise.value)}" if ch.noise else "–", verdict_badge(ch.verdict),
-                      ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
+                      _power(ch), ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
         if scen_rows:
             if is_settings_claim(cr.claim):
                 faster, slower = (", ".join(ds.setting_label(topic, k, v)
@@ -194,7 +204,8 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
             details.append(Markup(
                 f'<details class="tfperf-claim-detail"><summary>{h(cr.id)}: every scenario '
                 f"(speedup of {h(faster)} over {h(slower)})</summary>"
-                + table(["runner", "settings", "parameters", "speedup (95% CI)", "noise floor", "verdict", "note", ""],
+                + table(["runner", "settings", "parameters", "speedup (95% CI)", "noise floor", "verdict",
+                         "could detect", "note", ""],
                         scen_rows) + "</details>"))
     t = table(["claim", "overall", "per runner", "", ""], rows)
     ms = [m for cr in claims for ch in cr.checks for m in ch.scenario.variants.values()]
@@ -275,7 +286,8 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
                                                  else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
         has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
         n = sum(v for k, v in f.counts.items() if k != NO_DATA)
-        scen = f" ({f.counts.get(stats.HOLDS, 0)} of {n} scenarios)" if n else ""
+        scen = (f" (holds in {f.counts.get(stats.HOLDS, 0)}, refuted in {f.counts.get(stats.REFUTED, 0)}, "
+                f"unclear in {f.counts.get(stats.INCONCLUSIVE, 0)} of {n} scenarios)") if n else ""
         title: Any = link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title
         if rows and f.topic == last_topic:
             title = ""                    # the topic is named once, on its first claim
@@ -329,7 +341,7 @@ def block_datafiles(d: Directive, ctx: Context) -> Markup:
             rows.append([link(ctx.prefix + DATA_URL + s.rel, s.rel), label, s.profile, n, st])
     body = (table(["file", "runner", "profile", "results", "of which stale"], rows) if rows
             else no_results(ds, "Results files"))
-    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, "schema_v1.json")} '
+    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, "schema_v2.json")} '
                   "(JSON Schema, draft 2020-12).</p>")
 
 

@@ -16,7 +16,7 @@ from .embed import SvgCache
 from .html import Markup, admonition, element, h, join, link
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
-SCHEMA_URL = "data/schema_v1.json"
+SCHEMA_URL = "data/schema_v2.json"
 SVG_URL = "assets/charts/"
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..analyse import Dataset
-from ..analyse.claims import outcome
+from ..analyse.claims import in_words, outcome
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, seconds, times
 
@@ -78,7 +79,7 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
     raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")
 
 
-WHEN_KEYS = {"holds": "holds", "does_not_hold": "does not hold", "inconclusive": "inconclusive",
+WHEN_KEYS = {"holds": "holds", "does_not_hold": "refuted", "refuted": "refuted", "inconclusive": "inconclusive",
              "mixed": "mixed", "no_data": "no data"}
 
 
@@ -107,7 +108,7 @@ def _when(d: Directive, ds: Dataset) -> Markup:
     runner = where.pop("runner", None)
     checks = [c for c in (cr.checks if cr else []) if (runner is None or c.scenario.runner == runner)
               and _where(c.scenario.params, c.scenario.settings, where)]
-    result = outcome(checks)
+    result = outcome(replace(c, verdict=in_words(c)) for c in checks)
     text = texts.get(next(k for k, v in WHEN_KEYS.items() if v == result))
     if text is None:
         return _fig(cr.summary if cr else "no results yet", str((cr.claim if cr else {}).get("text", name)))

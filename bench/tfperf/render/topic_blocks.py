@@ -98,10 +98,12 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
         ms = [m for s in items for m in (s.measurement, s.baseline) if m is not None]
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}: speedup over '
                           f"{h(base_txt)}</summary>" + table(heads, rows) + provenance(ctx, ms) + "</details>"))
-    note = Markup("<p><small>Each cell: median time with the baseline settings / median time with these "
-                  "settings, same runner, parameters and code (above 1×: faster), and its 95% bootstrap CI in "
-                  "brackets; “faster” or “slower” only where the whole interval lies beyond the runner's noise "
-                  "floor (the larger A/A noise of the two settings groups, given under each group).</small></p>")
+    note = Markup("<p><small>Each cell: time with the baseline settings / time with these settings, same "
+                  "runner, parameters and code (above 1×: faster). Measured side by side, it is the median of "
+                  "per-round ratios, with its 95% CI in brackets; “faster” or “slower” only where the whole "
+                  "interval lies beyond the scenario's noise floor (its baseline measured twice in each round). "
+                  "Results from before side-by-side measurement are compared as a ratio of medians with a "
+                  "bootstrap CI and the larger A/A noise of the two groups.</small></p>")
     return Markup("".join(out) + note)
 
 
