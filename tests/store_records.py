@@ -44,7 +44,7 @@ def make_result(n: int, *, runner: str = "test-runner", status: str = "ok", medi
 def make_doc(runner: str = "test-runner", profile: str = "quick", results: list[Doc] | None = None,
              description: str | None = None) -> Doc:
     return {
-        "schema_version": 1, "tfperf_version": "0.1.0",
+        "schema_version": 2, "tfperf_version": "0.1.0", "scenarios": [],
         "runner": {"label": runner, "description": description, "contributed_by": None},
         "profile": profile, "environments": {}, "results": list(results or []), "noise": [], "breakdowns": [],
     }

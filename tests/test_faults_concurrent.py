@@ -65,4 +65,4 @@ def test_two_runs_write_one_results_file_at_once(tmp_path: Path) -> None:
     ids = [r["case_id"] for r in doc["results"]]
     assert len(ids) == len(set(ids)) == 2 * N
     assert {i.split("/")[0] for i in ids} == {"left", "right"}
-    assert len(doc["noise"]) == 2
+    assert len(doc["noise"]) == 2 * N     # one A/A pair per scenario (one per parameter value)

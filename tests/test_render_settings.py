@@ -67,7 +67,9 @@ def test_settings_claim_verdicts(ds) -> None:  # type: ignore[no-untyped-def]
     assert all(c.scenario.settings == {"threads": "default"} for c in res["onednn_faster"].checks)
     assert res["one_thread_slower"].summary == "holds on 2 of 2 runners"
     assert [c.scenario.params["batch"] for c in res["one_thread_slower"].checks] == [64, 64]
-    assert set(res["omp_faster"].by_runner.values()) == {stats.INCONCLUSIVE}
+    # Level within the noise: the claimed speedup is excluded (refuted, direction "same").
+    assert set(res["omp_faster"].by_runner.values()) == {stats.REFUTED}
+    assert {c.direction for c in res["omp_faster"].checks} == {"same"}
     assert set(res["one_thread_faster_batch"].by_runner.values()) == {stats.DOES_NOT_HOLD}
     # the noise floor is the runner's A/A floor for one of the two groups
     assert all(c.noise is not None and c.noise.value == pytest.approx(0.02) for c in res["onednn_faster"].checks)

@@ -36,5 +36,5 @@ def test_build_with_a_malformed_file(tmp_path: Path) -> None:
     runners = (out / "runners" / "index.html").read_text(encoding="utf-8")
     assert "fixture-a" in runners and "&lt;script&gt;alert(1)&lt;/script&gt;" in runners
     assert (out / "data" / "results" / "fixture-a" / "full.json").is_file()
-    assert (out / "data" / "schema_v1.json").is_file()
+    assert (out / "data" / "schema_v2.json").is_file()
     assert (out / "notebooks" / "predict_vs_call.ipynb").is_file()

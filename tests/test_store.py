@@ -26,7 +26,7 @@ migrate_mod = importlib.import_module("tfperf.store.migrate")
 BAD = {
     "malformed_json.json": ("(file)", "not valid JSON"),
     "schema_v7.json": ("schema_version",
-                       "schema version 7 is newer than this tfperf can read (max 1): upgrade tfperf"),
+                       "schema version 7 is newer than this tfperf can read (max 2): upgrade tfperf"),
     "nan_median.json": ("results[1].timing.summary.median", "NaN is not allowed"),
     "infinity_sample.json": ("results[0].timing.samples[2]", "Infinity is not allowed"),
     "negative_time.json": ("results[2].timing.summary.median", "must be > 0, got -0.5"),
@@ -59,13 +59,13 @@ def test_bad_fixture_names_file_and_field(name: str) -> None:
 
 
 def test_every_fixture_is_covered() -> None:
-    assert {p.name for p in FIXTURES.glob("*.json")} == set(BAD) | {"valid.json"}
+    assert {p.name for p in FIXTURES.glob("*.json")} == set(BAD) | {"valid.json", "published_v1.json"}
 
 
 def test_load_dir_keeps_good_files_despite_bad_ones(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, tmp_path / "r")
     good, bad = store.load_dir(tmp_path / "r")
-    assert [p.name for p, _ in good] == ["valid.json"]
+    assert [p.name for p, _ in good] == ["published_v1.json", "valid.json"]   # v1 migrates
     assert sorted(Path(e.path).name for e in bad) == sorted(BAD)
 
 
@@ -233,12 +233,12 @@ def test_load_migrates_old_file_then_validates(tmp_path: Path, monkeypatch: pyte
     old["runner_label"] = old.pop("runner")["label"]
     (tmp_path / "old.json").write_text(json.dumps(old))
     doc = store.load(tmp_path / "old.json")
-    assert doc["schema_version"] == 1 and doc["runner"]["label"] == "linux-x86_64-2core-cpu"
+    assert doc["schema_version"] == 2 and doc["runner"]["label"] == "linux-x86_64-2core-cpu"
 
 
 @pytest.mark.parametrize("version, problem", [
     (None, "missing"), ("1", "must be an integer"), (True, "must be an integer"),
-    (0, "older than this tfperf can migrate"), (2, "newer than this tfperf can read (max 1)"),
+    (0, "older than this tfperf can migrate"), (3, "newer than this tfperf can read (max 2)"),
 ])
 def test_unusable_versions(version: Any, problem: str) -> None:
     doc = valid_doc()
@@ -369,7 +369,7 @@ def test_cli_validate(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parse(["validate", str(FIXTURES / "valid.json"), str(FIXTURES / "nan_median.json")])
     assert args.handler(args) == 1
     out, err = capsys.readouterr()
-    assert "valid.json: ok (4 results, 1 noise, 1 breakdowns)" in out
+    assert "valid.json: ok (4 results, 1 noise, 1 breakdowns, 0 scenarios)" in out
     assert err.splitlines() == [f"{FIXTURES / 'nan_median.json'}: results[1].timing.summary.median: "
                                 "NaN is not allowed: measurements must be finite numbers"]
     args = _parse(["validate", "-q", str(FIXTURES / "valid.json")])

@@ -105,7 +105,7 @@ def wrong_fastest(tmp_path: Path) -> Path:
             _result(h, "tflite_plain", batch, 0.0, within=None, diff=None, status="error",
                     error="Traceback ...\nValueError: converter said no"),
         ]
-    doc = {"schema_version": 1, "tfperf_version": "0.1.0",
+    doc = {"schema_version": 2, "scenarios": [], "tfperf_version": "0.1.0",
            "runner": {"label": "test-runner", "description": None, "contributed_by": None},
            "profile": "quick", "environments": {}, "results": results, "noise": [], "breakdowns": []}
     path = store.results_path(tmp_path / "data", "test-runner", "quick")
