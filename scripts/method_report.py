@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""How good is the measuring method? Figures read from committed results, no TensorFlow.
+
+    .venv/bin/python scripts/method_report.py                     # data/ of this checkout
+    .venv/bin/python scripts/method_report.py --runner R --profile full
+    .venv/bin/python scripts/method_report.py --again DIR         # reproducibility: DIR's results vs data/
+
+Prints, for one runner and profile:
+  1. the A/A pairs (the baseline of each scenario measured twice per round): how far from
+     1.0 and how wide, for cases of 1 ms or more; target: within ±5%, CI half-width <= 5%;
+  2. the CI half-width of every speedup the site publishes (claims, recommendations,
+     settings against their baseline); target: median <= 3%;
+  3. settings that must measure the same: threads=2 against the default threads on a
+     2-core runner (cpu_threads), one ONNX graph under Keras 2 and Keras 3 (serving_formats);
+     target: within ±5%;
+  4. runner hygiene and cost: scenarios flagged as measured beside other work, seconds
+     per topic;
+  5. with --again: speedups of the same cases in two runs (target: >= 90% within ±10%) and
+     claim verdicts that went from holds to refuted or back (target: none).
+Exit status 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tfperf import stats  # noqa: E402
+from tfperf.analyse import Dataset, analyse  # noqa: E402
+from tfperf.analyse.records import Measurement  # noqa: E402
+from tfperf.analyse.select import current  # noqa: E402
+
+
+def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:
+    ds.measurements = [m for m in ds.measurements if m.runner == runner and m.source.profile == profile]
+    ds.__post_init__()
+    return ds
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:.1f}%"
+
+
+def _half(point: float, lo: float, hi: float) -> float:
+    return (hi - lo) / 2 / point
+
+
+def aa_pairs(doc_noise: list[dict[str, Any]], ms: dict[str, Measurement]) -> tuple[list[str], bool]:
+    lines, ok = [], True
+    rows = []
+    for n in doc_noise:
+        if not n.get("interleave"):
+            continue
+        m = ms.get(n["case_id"])
+        median = m.median if m else None
+        half = (n["ci_high"] - n["ci_low"]) / 2 / n["ratio"]
+        rows.append((n["case_id"], median, n["ratio"], half))
+    big = [r for r in rows if r[1] is not None and r[1] >= 1e-3]
+    bad = [r for r in big if abs(r[2] - 1) > 0.05 or r[3] > 0.05]
+    ok = not bad and bool(big)
+    lines.append(f"A/A pairs: {len(rows)} (of cases >= 1 ms: {len(big)}); ratios {min(r[2] for r in rows):.3f}–"
+                 f"{max(r[2] for r in rows):.3f}; CI half-width median {_pct(statistics.median(r[3] for r in rows))}, "
+                 f"max {_pct(max(r[3] for r in rows))}" if rows else "A/A pairs: none")
+    lines.append(f"  cases >= 1 ms outside ±5% or wider than ±5%: {len(bad)}"
+                 + "".join(f"\n    {c}: median {m * 1e3:.2f} ms, ratio {r:.3f} ±{_pct(h)}" for c, m, r, h in bad))
+    return lines, ok
+
+
+def published(ds: Dataset) -> list[tuple[str, float, bool]]:
+    """(what, relative CI half-width, paired) of every speedup the pages show."""
+    out = []
+    for topic in ds.topic_names():
+        for cr in ds.claim_results(topic):
+            for ch in cr.checks:
+                if ch.ratio:
+                    out.append((f"claim {topic}/{cr.id} {ch.scenario.key}", ch.ratio.rel_halfwidth, ch.ratio.paired))
+        for rec in ds.recommendations(topic):
+            if rec.speedup and rec.best != rec.default:
+                out.append((f"recommendation {topic} {rec.scenario.key}", rec.speedup.rel_halfwidth, rec.speedup.paired))
+        for s in ds.settings_speedups(topic):
+            if s.ratio and not s.is_baseline:
+                out.append((f"settings {s.measurement.case_id}", s.ratio.rel_halfwidth, s.ratio.paired))
+    return out
+
+
+def must_agree(ds: Dataset) -> tuple[list[str], bool]:
+    lines, ok = [], True
+    by = {m.case_id: m for m in ds.current}
+    pairs = []
+    for m in ds.current:
+        parts = m.case_id.split("/")
+        if m.topic == "cpu_threads" and m.settings.get("threads") == "2":
+            other = by.get("/".join([parts[0], parts[1], parts[2].replace("threads=2", "threads=default"), parts[3]]))
+            pairs.append((m.case_id, other, m))
+        if m.topic == "serving_formats" and m.variant.startswith("onnx") and m.settings.get("keras") == "2":
+            other = by.get("/".join([parts[0], parts[1], parts[2].replace("keras=2", "keras=3"), parts[3]]))
+            pairs.append((m.case_id, other, m))
+    if not pairs:
+        return ["settings that must agree: none measured"], True
+    for name, base, m in pairs:
+        if base is None or not (base.ok and m.ok):
+            lines.append(f"  {name}: missing")
+            continue
+        r = ds.cache.speedup(base, m)
+        good = abs(r.point - 1) <= 0.05
+        ok &= good
+        lines.append(f"  {name}: {r.point:.3f} [{r.low:.3f}, {r.high:.3f}]{' paired' if r.paired else ' UNPAIRED'}"
+                     f"{'' if good else '  <-- outside ±5%'}")
+    return ["settings that must measure the same (target: within ±5%):", *lines], ok
+
+
+def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
+    by_topic: dict[str, float] = defaultdict(float)
+    for s in doc_scenarios:
+        by_topic[s["topic"]] += s["seconds"]
+    flagged = [s for s in doc_scenarios if s.get("loaded")]
+    shares = [s["others_share"] for s in doc_scenarios if s.get("others_share") is not None]
+    lines = [f"scenarios: {len(doc_scenarios)}, flagged (others used > 10% of the cores): {len(flagged)}; "
+             f"others' share median {_pct(statistics.median(shares)) if shares else '–'}, "
+             f"max {_pct(max(shares)) if shares else '–'}",
+             f"rounds per scenario: median {statistics.median(s['rounds'] for s in doc_scenarios) if doc_scenarios else 0}; "
+             f"stopped by: {dict(sorted(defaultdict(int, {k: sum(1 for s in doc_scenarios if s['stopped_by'] == k) for k in {s['stopped_by'] for s in doc_scenarios}}).items()))}",
+             "cost: " + ", ".join(f"{t} {v / 60:.1f} min" for t, v in sorted(by_topic.items()))
+             + f"; total {sum(by_topic.values()) / 60:.1f} min"]
+    return lines
+
+
+def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
+    """Speedups of each case over its scenario's baseline in two runs, and claim verdicts."""
+    def speedups(d: Dataset) -> dict[str, float]:
+        by = {m.case_id: m for m in d.current}
+        out = {}
+        for m in d.current:
+            base = by.get(m.interleave_baseline or "")
+            if base is not None and base is not m and base.ok and m.ok:
+                out[m.case_id] = d.cache.speedup(base, m).point
+        return out
+
+    a, b = speedups(ds), speedups(other)
+    common = sorted(set(a) & set(b))
+    within = [c for c in common if abs(a[c] / b[c] - 1) <= 0.10]
+    share = len(within) / len(common) if common else 0.0
+    flips = []
+    for topic in ds.topic_names():
+        for cr in ds.claim_results(topic):
+            ocr = other.claim_result(topic, cr.id)
+            if ocr is None:
+                continue
+            theirs = {ch.scenario.key: ch.verdict for ch in ocr.checks}
+            for ch in cr.checks:
+                v2 = theirs.get(ch.scenario.key)
+                if {ch.verdict, v2} == {stats.HOLDS, stats.REFUTED}:
+                    flips.append(f"{topic}/{cr.id} {ch.scenario.key}: {v2} -> {ch.verdict}")
+    ok = share >= 0.9 and not flips
+    lines = [f"reproducibility: {len(within)} of {len(common)} speedups agree within ±10% ({_pct(share)}; target >= 90%)",
+             f"  claims that went from holds to refuted or back: {len(flips)}", *[f"    {f}" for f in flips]]
+    worst = sorted(common, key=lambda c: -abs(a[c] / b[c] - 1))[:5]
+    lines += [f"  largest differences: " + "; ".join(f"{c} {b[c]:.3f} -> {a[c]:.3f}" for c in worst)] if worst else []
+    return lines, ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", default=str(ROOT / "data"))
+    p.add_argument("--snippets", default=str(ROOT / "snippets"))
+    p.add_argument("--runner", default="linux-x86_64-2core-cpu")
+    p.add_argument("--profile", default="full")
+    p.add_argument("--again", metavar="DIR", help="a second run's data directory, for reproducibility")
+    args = p.parse_args(argv)
+    from tfperf import store
+
+    path = store.results_path(args.data, args.runner, args.profile)
+    doc = store.load(path)
+    ds = _restrict(analyse(Path(args.data) / "results", args.snippets), args.runner, args.profile)
+    ms = {m.case_id: m for m in current(ds.measurements)}
+    ok = True
+    print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(doc['results'])} results, "
+          f"{len(doc['scenarios'])} scenarios")
+    lines, good = aa_pairs(doc["noise"], ms)
+    ok &= good
+    print("\n".join(lines))
+    pub = published(ds)
+    halves = [h for _, h, _ in pub]
+    med = statistics.median(halves) if halves else float("inf")
+    ok &= med <= 0.03
+    print(f"published speedups: {len(pub)} ({sum(1 for *_, p in pub if p)} paired); CI half-width median "
+          f"{_pct(med)} (target <= 3%), 90th percentile {_pct(sorted(halves)[int(0.9 * len(halves))] if halves else None)}, "
+          f"max {_pct(max(halves) if halves else None)}")
+    lines, good = must_agree(ds)
+    ok &= good
+    print("\n".join(lines))
+    print("\n".join(hygiene(doc["scenarios"])))
+    if args.again:
+        other = _restrict(analyse(Path(args.again) / "results", args.snippets), args.runner, args.profile)
+        lines, good = again(ds, other)
+        ok &= good
+        print("\n".join(lines))
+    print("all targets met" if ok else "some targets missed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
