@@ -24,7 +24,7 @@ from . import envinfo
 from .pool import Pool, default_max_live
 from .progress import Progress
 from .rounds import RoundRule
-from .scenario import Outcome, ScenarioRun
+from .scenario import Outcome, ScenarioRun, Task
 
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.
@@ -56,18 +56,6 @@ class RunOptions:
     description: str | None = None      # provenance stored in the results file's runner record
     contributed_by: str | None = None
     max_workers: int | None = None      # live workers at once (default: as many as fit in memory)
-
-
-@dataclass
-class Task:
-    id: str
-    kind: str                     # "case" | "breakdown"
-    case: Case
-    key: dict[str, Any]
-    payload: dict[str, Any]
-
-    def worker_payload(self) -> dict[str, Any]:
-        return {**self.payload, "id": self.id, "kind": self.kind}
 
 
 @dataclass

@@ -13,18 +13,30 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from .. import stats
+from ..cases import Case
 from ..store.ids import env_id, key_hash
 from . import envinfo, hygiene
 from .pool import Pool, WorkerGone, WorkerHandle
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
 
-if TYPE_CHECKING:
-    from .orchestrate import Task
-
 Record = dict[str, Any]
+
+
+@dataclass
+class Task:
+    """One thing a worker does: measure a case, or sample where a call spends its time."""
+
+    id: str
+    kind: str                     # "case" | "breakdown"
+    case: Case
+    key: dict[str, Any]
+    payload: dict[str, Any]
+
+    def worker_payload(self) -> dict[str, Any]:
+        return {**self.payload, "id": self.id, "kind": self.kind}
 
 
 @dataclass
