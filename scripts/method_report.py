@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +126,7 @@ def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
              f"others' share median {_pct(statistics.median(shares)) if shares else '–'}, "
              f"max {_pct(max(shares)) if shares else '–'}",
              f"rounds per scenario: median {statistics.median(s['rounds'] for s in doc_scenarios) if doc_scenarios else 0}; "
-             f"stopped by: {dict(sorted(defaultdict(int, {k: sum(1 for s in doc_scenarios if s['stopped_by'] == k) for k in {s['stopped_by'] for s in doc_scenarios}}).items()))}",
+             f"stopped by: {dict(sorted(Counter(s['stopped_by'] for s in doc_scenarios).items()))}",
              "cost: " + ", ".join(f"{t} {v / 60:.1f} min" for t, v in sorted(by_topic.items()))
              + f"; total {sum(by_topic.values()) / 60:.1f} min"]
     return lines
@@ -162,7 +162,7 @@ def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
     lines = [f"reproducibility: {len(within)} of {len(common)} speedups agree within ±10% ({_pct(share)}; target >= 90%)",
              f"  claims that went from holds to refuted or back: {len(flips)}", *[f"    {f}" for f in flips]]
     worst = sorted(common, key=lambda c: -abs(a[c] / b[c] - 1))[:5]
-    lines += [f"  largest differences: " + "; ".join(f"{c} {b[c]:.3f} -> {a[c]:.3f}" for c in worst)] if worst else []
+    lines += ["  largest differences: " + "; ".join(f"{c} {b[c]:.3f} -> {a[c]:.3f}" for c in worst)] if worst else []
     return lines, ok
 
 
