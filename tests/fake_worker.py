@@ -6,6 +6,7 @@ Used as ``RunOptions(python=<script that runs this file>)``: the orchestrator st
 case prepares at once and "measures" each sample block in ``FAKE_WORKER_DELAY_S``
 seconds; the sample's value is ``FAKE_WORKER_SECONDS`` (default 0.001). With
 ``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file.
+Tasks whose id ends with ``FAKE_WORKER_NOISY`` get samples scattered by +-50%.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -37,6 +39,8 @@ def main() -> int:
     template["timing"] = {"inner_loops": 1}
     log = os.environ.get("FAKE_WORKER_LOG")  # a file: one line per sample block, with its start and end
     die_once = os.environ.get("FAKE_WORKER_DIE_ONCE")  # a marker file: the first worker dies when idle
+    noisy = os.environ.get("FAKE_WORKER_NOISY")
+    rng = random.Random(os.getpid())
     while (cmd := read_command(sys.stdin)) is not None:
         kind = cmd["cmd"]
         if kind == "prepare":
@@ -47,7 +51,8 @@ def main() -> int:
             if log:
                 with open(log, "a") as fh:
                     fh.write(f"{os.getpid()} {job['settings']} {cmd['id']} {t0} {time.monotonic()}\n")
-            send({"type": "sample", "id": cmd["id"], "seconds": value})
+            spread = rng.uniform(0.5, 1.5) if noisy and cmd["id"].endswith(noisy) else 1.0
+            send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
         elif kind == "release":
             send({"type": "released", "id": cmd["id"]})
             if die_once and not os.path.exists(die_once):

@@ -133,3 +133,26 @@ def test_a_rerun_skips_measured_scenarios_and_remeasures_incomplete_ones(tmp_pat
     doc = store.load(report.path)
     assert len(doc["results"]) == 7 + 4
     assert any(r["case_id"] == gone["case_id"] for r in doc["results"])
+
+
+def test_settled_cases_leave_the_rounds_and_the_wide_one_takes_the_rest(tmp_path: Path, log: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y"])
+    spec = json.loads((snippets / "t.yaml").read_text())
+    spec["claims"] = []
+    spec["profiles"]["quick"]["params"] = {"n": [1]}
+    spec["profiles"]["quick"]["budget"].update(max_samples=40)
+    (snippets / "t.yaml").write_text(json.dumps(spec))
+    monkeypatch.setenv("FAKE_WORKER_NOISY", "flavor=y/b")
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    doc = store.load(run(opts).path)
+    rounds = {r["case_id"].split("/", 2)[2]: r["timing"]["rounds"] for r in doc["results"]}
+    # The steady cases settle after the minimum of 6 rounds and take no more blocks;
+    # the baseline stays in every round, since each ratio needs it beside the other side.
+    assert rounds["flavor=x/b"] == rounds["flavor=y/a"] == list(range(6))
+    assert rounds["flavor=y/b"] == rounds["flavor=x/a"] == list(range(40))
+    assert doc["scenarios"][0]["stopped_by"] == "max_rounds"
+    assert len(doc["noise"][0]["rounds"]) == 6
+    assert len(_blocks(log)) == 6 * 5 + 34 * 2

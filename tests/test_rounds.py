@@ -160,6 +160,25 @@ def test_an_inconclusive_claim_gets_more_rounds() -> None:
     assert decide.undecided(clear) == [] and decide.stop(clear, 1.0) == "ci"
 
 
+def test_a_slot_whose_ci_is_tight_leaves_the_rounds_and_a_wide_one_stays() -> None:
+    rng = random.Random(5)
+    rounds = Rounds(baseline="base")
+    for i in range(12):
+        rounds.add(i, "base", 1.0)
+        rounds.add(i, "base" + AA_SUFFIX, 1.0 * math.exp(rng.gauss(0, 0.001)))
+        rounds.add(i, "tight", 0.5 * math.exp(rng.gauss(0, 0.001)))
+        rounds.add(i, "wide", 0.5 * math.exp(rng.gauss(0, 0.3)))
+    rounds.count = 12
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.02)
+    assert rule.settled(rounds) == {"tight", "base" + AA_SUFFIX}
+    # Below min_rounds in common with the baseline nothing settles, however tight.
+    assert RoundRule(min_rounds=13, target_rel_ci=0.02).settled(rounds) == set()
+    # A claim still undecided keeps both of its slots in the rounds, tight or not.
+    claim = RoundRule(min_rounds=10, target_rel_ci=0.02, decide=(("tight", "wide"),))
+    assert claim.undecided(rounds) == [("tight", "wide")]
+    assert claim.settled(rounds) == {"base" + AA_SUFFIX}
+
+
 def test_aa_noise_is_the_distance_from_one_or_the_ci_halfwidth() -> None:
     r = Rounds(baseline="base")
     for i in range(10):
@@ -200,3 +219,20 @@ def test_verdict_keeps_its_old_signature() -> None:
     assert stats.verdict(1.2, 1.3, 0.05) == stats.HOLDS
     assert stats.verdict(0.5, 0.6, 0.05) == stats.REFUTED
     assert stats.verdict(0.9, 1.2, 0.05) == stats.INCONCLUSIVE
+
+
+def test_a_claim_counts_only_speedups_of_its_minimum_effect() -> None:
+    """A tight 3% speedup under a 1% noise floor: below the default minimum effect of 5%
+    the claim is refuted (level), unless the claim asks for less."""
+    from tfperf.analyse.claims import _check
+    from tfperf.analyse.compare import Scenario
+    from tfperf.analyse.noise import NoiseFloor
+    from tfperf.analyse.ratios import Ratio
+
+    sc = Scenario("box", "t", {}, {})
+    r, nf = Ratio(1.03, 1.02, 1.04, paired=True, n=40), NoiseFloor(0.01, "A/A")
+    assert stats.MIN_EFFECT == 0.05
+    default = _check({"id": "c"}, sc, r, nf, None)
+    assert default.verdict == stats.REFUTED and default.direction == "same"
+    assert _check({"id": "c", "min_effect": 0}, sc, r, nf, None).verdict == stats.HOLDS
+    assert _check({"id": "c", "min_effect": 0.1}, sc, Ratio(1.2, 1.15, 1.25), nf, None).verdict == stats.HOLDS

@@ -164,6 +164,12 @@ def paired_ratio(baseline: Sequence[float], candidate: Sequence[float],
 
 
 # Verdicts on a claim "A is faster than B": three states.
+#
+# The smallest speedup a claim counts, unless it names its own ``min_effect``. Below it
+# the advice is not worth following, and an effect right at the noise floor (1-4% on a
+# shared 2-core runner) would otherwise flip between holds and refuted from one run to
+# the next: the verdict would follow the run's noise, not the code.
+MIN_EFFECT = 0.05
 HOLDS = "holds"
 DOES_NOT_HOLD = "refuted"       # the CI excludes the claimed effect (no effect, or the other way)
 INCONCLUSIVE = "inconclusive"

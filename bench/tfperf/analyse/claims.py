@@ -125,8 +125,11 @@ def _result(claim: dict[str, Any], checks: list[ClaimCheck]) -> ClaimResult:
 
 def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, note: str | None) -> ClaimCheck:
     """A claim's verdict in one scenario, with the smallest effect it could have detected.
-    A claim may ask for a minimum effect (``min_effect: 0.1`` for 10%)."""
-    v = stats.judge(r.point, r.low, r.high, nf.value, float(claim.get("min_effect", 0.0) or 0.0))
+    The margin is the larger of the noise floor and the claim's minimum effect
+    (``min_effect: 0.1`` for 10%; :data:`tfperf.stats.MIN_EFFECT` when it names none)."""
+    min_effect = claim.get("min_effect")
+    v = stats.judge(r.point, r.low, r.high, nf.value,
+                    stats.MIN_EFFECT if min_effect is None else float(min_effect))
     return ClaimCheck(str(claim.get("id")), sc, r, nf, v.state, note, detectable=v.detectable, direction=v.direction)
 
 

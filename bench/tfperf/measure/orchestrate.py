@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import HARNESS_VERSION, store
+from .. import HARNESS_VERSION, stats, store
 from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
 from ..store.ids import key_hash
@@ -173,7 +173,7 @@ def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...]) ->
     CI target for every speedup, and ``budget_s`` per slot (what each case had alone)."""
     b = case.budget
     return RoundRule(min_rounds=b.min_samples, max_rounds=b.max_samples, target_rel_ci=b.target_rel_ci,
-                     budget_s=b.budget_s * n_slots, decide=decide)
+                     budget_s=b.budget_s * n_slots, decide=decide, min_effect=stats.MIN_EFFECT)
 
 
 def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:

@@ -112,14 +112,35 @@ class RoundRule:
     target_rel_ci: float = 0.02
     budget_s: float = 30.0
     decide: tuple[tuple[str, str], ...] = ()           # (faster, slower) slot names of claims
+    min_effect: float = 0.0                             # the claims' smallest speedup that counts
 
     def undecided(self, rounds: Rounds) -> list[tuple[str, str]]:
         noise = rounds.aa_noise() or 0.0
         out = []
         for faster, slower in self.decide:
             r = rounds.ratio(slower, faster)
-            if r is not None and stats.judge(*r, noise).state == stats.INCONCLUSIVE:
+            if r is not None and stats.judge(*r, noise, self.min_effect).state == stats.INCONCLUSIVE:
                 out.append((faster, slower))
+        return out
+
+    def settled(self, rounds: Rounds) -> set[str]:
+        """Slots that need no more rounds: at least ``min_rounds`` in common with the
+        baseline, a speedup CI within ``target_rel_ci`` and no undecided claim. They leave
+        the rounds, so the budget goes to the slots that are still wide (in a scenario
+        that mixes a 0.1 ms call with a 50 ms ``predict``, the slow slot no longer waits
+        for rounds it does not need, nor the fast one for the slow). The baseline never
+        settles: every later ratio needs it in the same round."""
+        open_claims = {name for pair in self.undecided(rounds) for name in pair}
+        out = set()
+        for slot in rounds.samples:
+            if slot == rounds.baseline or slot in open_claims:
+                continue
+            a, _ = rounds.paired(rounds.baseline, slot)
+            if len(a) < self.min_rounds:
+                continue
+            r = rounds.ratio(rounds.baseline, slot)
+            if r is not None and relative_halfwidth(*r) <= self.target_rel_ci:
+                out.add(slot)
         return out
 
     def stop(self, rounds: Rounds, elapsed_s: float) -> str | None:

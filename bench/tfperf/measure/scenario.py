@@ -191,10 +191,12 @@ class ScenarioRun:
         by_id = {t.id: t for t in self.tasks}
         rounds = Rounds(baseline=self.baseline.id)
         stopped_by, t_rounds = "no_rounds", time.monotonic()
+        settled: set[str] = set()
         while self.slots():
             index = rounds.count
             rounds.count += 1
-            for slot in round_order(self.slots(), self.seed, index):
+            todo = [s for s in self.slots() if s.name not in settled]
+            for slot in round_order(todo, self.seed, index):
                 task = by_id[slot.task]
                 if task.id not in self.prepared:
                     continue                          # failed earlier in this round
@@ -213,6 +215,7 @@ class ScenarioRun:
             if why:
                 stopped_by = why
                 break
+            settled = self.rule.settled(rounds)
         seconds_rounds = time.monotonic() - t_rounds
         for task in self.tasks:
             if task.id in self.prepared:
