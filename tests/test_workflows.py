@@ -1,9 +1,16 @@
-"""The GitHub Actions workflows, checked offline: schema, SHA pinning, least privilege,
-triggers, the benchmark matrix, and that every step is a script in scripts/ci that runs
-here too (the merge step is run for real on fake artifacts). No TensorFlow, no network."""
+"""The GitHub Actions workflows and Dependabot config, checked offline: the GitHub workflow
+JSON schema (vendored in check-jsonschema), SHA pinning, least privilege, triggers, runner
+images (none retired), no self-hosted runner on pull requests, timeouts near the real cost,
+uploads that survive a failed step, pip cache keys, the benchmark matrix, and that every
+step is a script in scripts/ci that runs here too (the merge step is run for real on fake
+artifacts; scripts/setup's hashing without sha256sum). No TensorFlow, no network.
+The results pull request, the data guard and the regression report have their own files
+(test_ci_results_pr.py, test_ci_data_guard.py, test_ci_regression.py)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import fnmatch
 import hashlib
 import json
 import os
@@ -12,13 +19,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_DIR = ROOT / ".github" / "workflows"
+DEPENDABOT = ROOT / ".github" / "dependabot.yml"
 SCRIPTS = ROOT / "scripts" / "ci"
 FIXTURE = ROOT / "tests" / "fixtures" / "results" / "valid.json"
 WORKFLOWS = sorted(WORKFLOW_DIR.glob("*.yml"))
@@ -28,6 +36,7 @@ WORKFLOWS = sorted(WORKFLOW_DIR.glob("*.yml"))
 VERIFIED_PINS: dict[str, tuple[str, str]] = {
     "actions/checkout": ("11bd71901bbe5b1630ceea73d27597364c9af683", "v4.2.2"),
     "actions/setup-python": ("a26af69be951a213d495a4c3e4e4022e16d87065", "v5.6.0"),
+    "actions/cache": ("0057852bfaa89a56745cba8c7296529d2fc39830", "v4.3.0"),
     "actions/upload-artifact": ("ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"),
     "actions/download-artifact": ("d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"),
     "actions/configure-pages": ("983d7736d9b0ae728b81ab479565c72886d7745b", "v5.0.0"),
@@ -37,9 +46,48 @@ VERIFIED_PINS: dict[str, tuple[str, str]] = {
 
 # The only jobs that may hold a write permission, and which.
 ALLOWED_WRITES: dict[tuple[str, str], set[str]] = {
-    ("bench.yml", "merge"): {"contents", "pull-requests"},
+    ("merge-results.yml", "merge"): {"contents", "pull-requests"},
+    ("bench.yml", "merge"): {"contents", "pull-requests"},       # the caller grants what merge-results needs
+    ("bench-gpu.yml", "merge"): {"contents", "pull-requests"},
     ("pages.yml", "deploy"): {"pages", "id-token"},
 }
+
+# GitHub-hosted runner images and the day each is (or was) retired; None: no date announced.
+# A job may only name a listed image, and none retired or retiring within RETIREMENT_NOTICE.
+# Sources: the actions/runner-images announcements (macos-14: deprecation from 2026-07-06,
+# unsupported from 2026-11-02; ubuntu-22.04: unsupported from 2027-04-17; macos-15-intel:
+# the last Intel image, until August 2027). Add a new image here when a workflow uses it.
+RUNNER_IMAGES: dict[str, dt.date | None] = {
+    "ubuntu-18.04": dt.date(2023, 4, 3),
+    "ubuntu-20.04": dt.date(2025, 4, 15),
+    "ubuntu-22.04": dt.date(2027, 4, 17),
+    "ubuntu-22.04-arm": dt.date(2027, 4, 17),
+    "ubuntu-24.04": None,
+    "ubuntu-24.04-arm": None,
+    "macos-10.15": dt.date(2022, 8, 30),
+    "macos-11": dt.date(2024, 6, 28),
+    "macos-12": dt.date(2024, 12, 3),
+    "macos-13": dt.date(2025, 12, 4),
+    "macos-14": dt.date(2026, 11, 2),
+    "macos-15": None,
+    "macos-15-intel": dt.date(2027, 8, 1),
+    "macos-26": None,
+    "windows-2019": dt.date(2025, 6, 30),
+    "windows-2022": None,
+    "windows-2025": None,
+}
+RETIREMENT_NOTICE = dt.timedelta(days=30)
+
+# Jobs that measure (or run the suite), the most minutes they may take, and the step that
+# must stop first. The full profile is about 35 min on 2 cores: a shard of 3 about 12.
+JOB_MINUTES: dict[tuple[str, str], int] = {
+    ("bench.yml", "bench"): 60,
+    ("bench.yml", "selfcheck"): 30,
+    ("bench-gpu.yml", "bench-gpu"): 120,
+    ("tests.yml", "smoke"): 30,
+    ("tests.yml", "test"): 45,
+}
+ANY_JOB_MINUTES = 60
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -66,8 +114,30 @@ def by_name(name: str) -> dict[str, Any]:
     return load(WORKFLOW_DIR / name)
 
 
-def test_the_three_workflows_exist() -> None:
-    assert {p.name for p in WORKFLOWS} >= {"tests.yml", "bench.yml", "pages.yml"}
+def uses(step: dict[str, Any], action: str) -> bool:
+    return str(step.get("uses", "")).startswith(f"{action}@")
+
+
+def callers(name: str) -> list[tuple[str, str]]:
+    """(workflow, job) pairs that call the reusable workflow ``name``."""
+    return [(p.name, job_name) for p in WORKFLOWS for job_name, job in load(p)["jobs"].items()
+            if job.get("uses") == f"./.github/workflows/{name}"]
+
+
+def effective_triggers(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+    """The events that can start the jobs of ``name``: its own, and for a reusable
+    workflow those of every workflow that calls it."""
+    own = set(triggers(by_name(name)))
+    if "workflow_call" in own and name not in seen:
+        own.discard("workflow_call")
+        for caller, _ in callers(name):
+            own |= effective_triggers(caller, seen | {name})
+    return own
+
+
+def test_the_workflows_exist() -> None:
+    assert {p.name for p in WORKFLOWS} >= {"tests.yml", "bench.yml", "bench-gpu.yml", "merge-results.yml",
+                                           "pages.yml"}
 
 
 # ---------------------------------------------------------------- schema, offline
@@ -94,8 +164,8 @@ def _no_network_prefix() -> list[str]:
     return []
 
 
-def check_schema(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_no_network_prefix(), _check_jsonschema(), "--builtin-schema", "vendor.github-workflows",
+def check_schema(*paths: Path, schema: str = "vendor.github-workflows") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_no_network_prefix(), _check_jsonschema(), "--builtin-schema", schema,
                            *map(str, paths)], capture_output=True, text=True, env=_offline_env(), timeout=120)
 
 
@@ -111,6 +181,15 @@ def test_schema_check_rejects_a_broken_workflow(tmp_path: Path) -> None:
                       encoding="utf-8")
     out = check_schema(broken)
     assert out.returncode != 0 and "broken.yml" in out.stdout + out.stderr
+
+
+def test_dependabot_config_matches_its_schema_and_covers_actions_and_pip() -> None:
+    out = check_schema(DEPENDABOT, schema="vendor.dependabot")
+    assert out.returncode == 0, out.stdout + out.stderr
+    updates = {u["package-ecosystem"]: u for u in load(DEPENDABOT)["updates"]}
+    assert set(updates) >= {"github-actions", "pip"}
+    assert updates["github-actions"]["directory"] == "/" and updates["pip"]["directory"] == "/"
+    assert (ROOT / "pyproject.toml").is_file(), "Dependabot's pip updater reads pyproject.toml at the root"
 
 
 # ---------------------------------------------------------------- pinning
@@ -130,7 +209,7 @@ def pin_problems(text: str, where: str) -> list[str]:
             continue
         ref, rest = m["ref"].strip("'\""), m["rest"]
         if ref.startswith("./"):
-            continue  # a local action: pinned by this commit
+            continue  # a local action or reusable workflow: pinned by this commit
         p, v = PINNED.match(ref), VERSION_COMMENT.match(rest)
         if not p:
             problems.append(f"{where}:{n}: {ref} is not pinned to a full commit SHA")
@@ -202,26 +281,193 @@ def test_checkout_keeps_no_token(path: Path) -> None:
     """No token left in .git/config for later steps (or an artifact) to pick up; the merge
     job's push and fetch authenticate through gh with GH_TOKEN given to those steps only."""
     for job, s in steps(load(path)):
-        if s.get("uses", "").startswith("actions/checkout@"):
+        if uses(s, "actions/checkout"):
             assert s.get("with", {}).get("persist-credentials") is False, f"{path.name}: job {job}"
+
+
+# ---------------------------------------------------------------- runners: current images, no self-hosted on PRs
+
+MATRIX_REF = re.compile(r"^\$\{\{\s*matrix\.(?P<path>[\w.-]+)\s*\}\}$")
+
+
+def _matrix_values(matrix: dict[str, Any], path: str) -> list[Any]:
+    """Every value ``matrix.<path>`` takes (rows and ``include`` entries)."""
+    head, *rest = path.split(".")
+    rows = list(matrix.get(head, [])) + [inc[head] for inc in matrix.get("include", []) if head in inc]
+    for key in rest:
+        rows = [r.get(key) if isinstance(r, dict) else None for r in rows]
+    return rows
+
+
+def runs_on(job: dict[str, Any]) -> list[list[str]]:
+    """Each label set the job may run on (a matrix job: one per value). A label that is an
+    expression this test cannot resolve stays as it is written."""
+    ro = job.get("runs-on")
+    if ro is None:
+        return []            # a job that calls a reusable workflow: its jobs are checked in that file
+    if isinstance(ro, dict):
+        ro = list(ro.get("labels", [])) + ["(runner group)"] if ro.get("group") else ro.get("labels", [])
+    labels = [ro] if isinstance(ro, str) else list(ro)
+    out: list[list[str]] = [[]]
+    for label in labels:
+        m = MATRIX_REF.match(str(label))
+        values = _matrix_values(job.get("strategy", {}).get("matrix", {}), m["path"]) if m else [label]
+        out = [prefix + ([str(x) for x in v] if isinstance(v, list) else [str(v)])
+               for prefix in out for v in values]
+    return out
+
+
+def runner_problems(name: str, wf: dict[str, Any], today: dt.date, events: set[str]) -> list[str]:
+    problems = []
+    on_prs = events & {"pull_request", "pull_request_target"}
+    for job_name, job in wf["jobs"].items():
+        for labels in runs_on(job):
+            hosted = len(labels) == 1 and labels[0] in RUNNER_IMAGES
+            if on_prs and not hosted:
+                problems.append(f"{name}: job {job_name} may run on a self-hosted runner ({labels}) and the "
+                                f"workflow runs on {', '.join(sorted(on_prs))}")
+            if len(labels) == 1 and not hosted and "${{" not in labels[0]:
+                problems.append(f"{name}: job {job_name}: {labels[0]} is not a known runner image "
+                                f"(a '-latest' label moves under the results; add new images to RUNNER_IMAGES)")
+            retired = RUNNER_IMAGES.get(labels[0]) if hosted else None
+            if retired is not None and retired <= today + RETIREMENT_NOTICE:
+                problems.append(f"{name}: job {job_name}: {labels[0]} is retired on {retired.isoformat()}")
+    return problems
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_runner_images_are_current_and_no_pull_request_reaches_a_self_hosted_runner(path: Path) -> None:
+    assert runner_problems(path.name, load(path), dt.date.today(), effective_triggers(path.name)) == []
+
+
+@pytest.mark.parametrize("text,events,problem", [
+    ("jobs: {a: {runs-on: macos-14}}", {"push"}, "retired on 2026-11-02"),
+    ("jobs: {a: {runs-on: macos-latest}}", {"push"}, "not a known runner image"),
+    ("jobs: {a: {runs-on: [self-hosted, gpu]}}", {"pull_request"}, "self-hosted"),
+    ("jobs: {a: {runs-on: '${{ vars.RUNNER }}'}}", {"pull_request_target"}, "self-hosted"),
+    ("jobs: {a: {runs-on: '${{ matrix.os }}', strategy: {matrix: {os: [ubuntu-24.04, macos-13]}}}}", {"push"},
+     "macos-13 is retired"),
+    ("jobs: {a: {runs-on: '${{ matrix.p.os }}', strategy: {matrix: {p: [{os: ubuntu-24.04}], include: "
+     "[{p: {os: [self-hosted, x]}}]}}}}", {"pull_request"}, "self-hosted"),
+])
+def test_runner_check_can_fail(text: str, events: set[str], problem: str) -> None:
+    problems = runner_problems("x.yml", yaml.safe_load(text), dt.date(2026, 11, 23), events)
+    assert problems and problem in problems[0], problems
+
+
+def test_a_retirement_within_the_notice_is_reported_ahead() -> None:
+    wf = {"jobs": {"a": {"runs-on": "ubuntu-22.04"}}}
+    assert runner_problems("x.yml", wf, dt.date(2026, 11, 23), {"push"}) == []
+    assert runner_problems("x.yml", wf, dt.date(2027, 3, 30), {"push"}), "no warning a month ahead"
+
+
+def test_self_hosted_jobs_run_only_on_main_by_schedule_or_dispatch() -> None:
+    for path in WORKFLOWS:
+        wf = load(path)
+        for job_name, job in wf["jobs"].items():
+            if any(labels and labels[0] == "self-hosted" for labels in runs_on(job)):
+                assert effective_triggers(path.name) <= {"schedule", "workflow_dispatch"}, (path.name, job_name)
+                assert "github.ref == 'refs/heads/main'" in job.get("if", ""), (path.name, job_name)
+
+
+def test_hosted_results_labels_name_the_runner_image() -> None:
+    """A new image is a new runner: results of macos-15 are not filed under macos-14's label."""
+    for job in ("bench", "selfcheck"):
+        for p in by_name("bench.yml")["jobs"][job]["strategy"]["matrix"]["platform"]:
+            image = re.sub(r"[^a-z0-9]", "", p["os"].split("-arm")[0].split(".")[0])
+            assert image in p["runner"].replace("-", ""), p
+
+
+# ---------------------------------------------------------------- timeouts near the real cost
+
+def step_minutes(job: dict[str, Any]) -> list[tuple[str, int | None]]:
+    return [(s.get("run", ""), s.get("timeout-minutes")) for s in job.get("steps", []) if "run" in s]
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
 def test_concurrency_group_and_timeouts(path: Path) -> None:
     wf = load(path)
-    assert wf.get("concurrency", {}).get("group"), f"{path.name}: no concurrency group"
+    if set(triggers(wf)) != {"workflow_call"}:   # a called workflow runs inside its caller's group
+        assert wf.get("concurrency", {}).get("group"), f"{path.name}: no concurrency group"
     for name, job in wf["jobs"].items():
-        assert isinstance(job.get("timeout-minutes"), int), f"{path.name}: job {name} has no timeout"
+        if "uses" in job:
+            continue                              # the called workflow's jobs carry the limits
+        limit = job.get("timeout-minutes")
+        assert isinstance(limit, int), f"{path.name}: job {name} has no timeout"
+        assert limit <= JOB_MINUTES.get((path.name, name), ANY_JOB_MINUTES), \
+            f"{path.name}: job {name} may hold a runner {limit} minutes, far above what it costs"
+        for run, minutes in step_minutes(job):
+            if minutes is not None:
+                assert isinstance(minutes, int) and minutes < limit, f"{path.name}: {name}: {run}"
+
+
+@pytest.mark.parametrize("workflow,job", sorted(JOB_MINUTES))
+def test_measuring_steps_stop_before_their_job_so_the_upload_runs(workflow: str, job: str) -> None:
+    j = by_name(workflow)["jobs"][job]
+    timed = [(run, m) for run, m in step_minutes(j) if re.search(r"(bench|selfcheck|smoke|test)\.sh", run)]
+    assert timed, f"{workflow}: {job} has no measuring step"
+    for run, minutes in timed:
+        assert isinstance(minutes, int) and minutes <= j["timeout-minutes"] - 5, f"{workflow}: {job}: {run}"
+
+
+# ---------------------------------------------------------------- uploads and caches
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_uploads_run_always_and_overwrite(path: Path) -> None:
+    """An artifact is uploaded after a failed or timed-out step too (the harness saved every
+    finished scenario), and a re-run of the job replaces it instead of failing on the name."""
+    for job, s in steps(load(path)):
+        if uses(s, "actions/upload-artifact"):
+            assert s.get("if") == "${{ always() }}", f"{path.name}: job {job}: {s.get('name')}"
+            assert s["with"].get("overwrite") is True, f"{path.name}: job {job}: {s.get('name')}"
+
+
+EXTRAS_IN_SCRIPT = re.compile(r'^\s*tfperf_env "(?P<extras>[^"]+)"', re.M)
+
+
+def script_extras(run: str) -> str | None:
+    """The extras a scripts/ci step installs ("$TFPERF_EXTRAS" when it reads the variable);
+    None for a script that installs nothing."""
+    m = RUN_LINE.match(run.strip())
+    if not m:
+        return None
+    found = EXTRAS_IN_SCRIPT.findall((SCRIPTS / m["script"]).read_text(encoding="utf-8"))
+    if m["script"] == "smoke.sh":   # bench.sh's extras
+        found += EXTRAS_IN_SCRIPT.findall((SCRIPTS / "bench.sh").read_text(encoding="utf-8"))
+    values = {"$TFPERF_EXTRAS" if e.startswith("${TFPERF_EXTRAS") else e for e in found}
+    assert len(values) <= 1, f"{m['script']} installs two sets of extras: {values}"
+    return values.pop() if values else None
+
+
+CACHE_KEY_PARTS = ("${{ runner.os }}", "${{ runner.arch }}", "${{ env.PYTHON_VERSION }}", "${{ env.TFPERF_EXTRAS }}",
+                   "${{ hashFiles('pyproject.toml') }}")
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
-def test_setup_python_caches_pip(path: Path) -> None:
-    for job, s in steps(load(path)):
-        if s.get("uses", "").startswith("actions/setup-python@"):
-            w = s.get("with", {})
-            assert w.get("cache") == "pip", f"{path.name}: job {job}"
-            # Without it setup-python looks for requirements.txt and fails.
-            assert (ROOT / w.get("cache-dependency-path", "")).is_file(), f"{path.name}: job {job}"
+def test_pip_cache_keys_name_the_platform_python_extras_and_dependency_spec(path: Path) -> None:
+    wf = load(path)
+    for name, job in wf["jobs"].items():
+        job_steps = job.get("steps", [])
+        for s in job_steps:
+            if uses(s, "actions/setup-python"):
+                # setup-python's own pip cache keys on the file's hash only, not the extras.
+                assert "cache" not in s.get("with", {}), f"{path.name}: job {name}: use actions/cache with extras"
+                assert s["with"]["python-version"] == "${{ env.PYTHON_VERSION }}", f"{path.name}: job {name}"
+        caches = [s for s in job_steps if uses(s, "actions/cache")]
+        env = {**wf.get("env", {}), **job.get("env", {})}
+        for c in caches:
+            key, path_ = c["with"]["key"], c["with"]["path"]
+            assert all(part in key for part in CACHE_KEY_PARTS), f"{path.name}: job {name}: {key}"
+            assert key.startswith("pip-") and path_ == "${{ env.PIP_CACHE_DIR }}" and env.get("PIP_CACHE_DIR")
+            assert c["with"]["restore-keys"] == key.split("${{ hashFiles")[0], f"{path.name}: job {name}"
+        installs = {script_extras(s["run"]) for s in job_steps if "run" in s} - {None}
+        if not installs:
+            continue
+        runs_hosted = all(len(labels) == 1 and labels[0] in RUNNER_IMAGES for labels in runs_on(job))
+        assert caches or not runs_hosted, f"{path.name}: job {name} installs with no pip cache"
+        # The key's extras are what the job's scripts install.
+        assert env.get("TFPERF_EXTRAS"), f"{path.name}: job {name} names no TFPERF_EXTRAS"
+        assert installs <= {env["TFPERF_EXTRAS"], "$TFPERF_EXTRAS"}, f"{path.name}: job {name}: {installs}"
 
 
 # ---------------------------------------------------------------- every step is a script
@@ -253,6 +499,50 @@ def test_scripts_parse_as_bash() -> None:
             assert "set -euo pipefail" in script.read_text(encoding="utf-8"), script.name
 
 
+# ---------------------------------------------------------------- scripts/setup without sha256sum
+
+def _setup_hash_snippet() -> str:
+    """scripts/setup's hashing function and the line that uses it, nothing else (no venv,
+    no pip)."""
+    text = (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
+    func = re.search(r"^sha256_hex\(\) \{\n.*?^\}\n", text, re.M | re.S)
+    want = re.search(r"^want=.*$", text, re.M)
+    assert func and want, "scripts/setup has no sha256_hex function or want= line"
+    assert "sha256_hex" in want[0] and "sha256sum" not in want[0]
+    return func[0] + want[0] + '\necho "$want"\n'
+
+
+def _path_with(tmp_path: Path, *tools: str) -> str:
+    """A PATH holding only ``tools`` (links to this machine's), so sha256sum can be missing."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for tool in tools:
+        found = shutil.which(tool)
+        if found is None:
+            pytest.skip(f"{tool} is not installed here")
+        (bin_dir / tool).symlink_to(found)
+    return str(bin_dir)
+
+
+@pytest.mark.parametrize("tools", [("sha256sum", "cut"), ("shasum", "cut"), ("cut",)],
+                         ids=["sha256sum", "shasum-only (macOS)", "neither (python hashlib)"])
+def test_setup_hashes_pyproject_without_sha256sum(tmp_path: Path, tools: tuple[str, ...]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    expected = hashlib.sha256((project / "pyproject.toml").read_bytes()).hexdigest()[:16] + " tf,test"
+    if "shasum" in tools and not shutil.which("perl"):
+        pytest.skip("shasum needs perl")
+    path = _path_with(tmp_path, *tools)   # shasum starts perl by its absolute path
+    if "sha256sum" not in tools:
+        assert not shutil.which("sha256sum", path=path), "sha256sum is still reachable"
+    out = subprocess.run([shutil.which("bash") or "bash", "-c", _setup_hash_snippet()], capture_output=True,
+                         text=True, timeout=60, cwd=project,
+                         env={"PATH": path, "EXTRAS": "tf,test", "PYTHON": sys.executable})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == expected
+
+
 # ---------------------------------------------------------------- what each workflow does
 
 def test_tests_run_on_push_and_pull_request() -> None:
@@ -263,12 +553,30 @@ def test_tests_run_on_push_and_pull_request() -> None:
     assert any(r.startswith("scripts/ci/validate-data.sh") for r in runs), "contributed results are not validated"
 
 
+def test_a_pull_request_is_checked_for_removed_results() -> None:
+    job = by_name("tests.yml")["jobs"]["data"]
+    checkout = next(s for s in job["steps"] if uses(s, "actions/checkout"))
+    assert checkout["with"]["fetch-depth"] >= 2, "check-data-pr.sh compares HEAD with HEAD^1"
+    guard = next(s for s in job["steps"] if s.get("run", "").startswith("scripts/ci/check-data-pr.sh"))
+    assert guard["if"] == "${{ github.event_name == 'pull_request' }}"
+    assert set(guard["env"]) == {"PR_AUTHOR", "PR_HEAD_REPO", "PR_HEAD_REF"}
+
+
+def test_pull_requests_get_a_quick_profile_smoke_run_per_os() -> None:
+    job = by_name("tests.yml")["jobs"]["smoke"]
+    assert job["if"] == "${{ github.event_name == 'pull_request' }}"
+    oses = job["strategy"]["matrix"]["os"]
+    assert any(o.startswith("ubuntu-") for o in oses) and any(o.startswith("macos-") for o in oses)
+    assert [s["run"] for s in job["steps"] if "run" in s] == ['scripts/ci/smoke.sh "$SMOKE_RUNNER"']
+    assert "quick 1/1" in (SCRIPTS / "smoke.sh").read_text(encoding="utf-8")
+
+
 def test_benchmark_triggers() -> None:
     on = triggers(by_name("bench.yml"))
     assert set(on) == {"schedule", "push", "workflow_dispatch"}
     assert on["schedule"] and all(len(s["cron"].split()) == 5 for s in on["schedule"])
     assert set(on["push"]["paths"]) == {"snippets/**", "bench/**"}
-    assert on["push"]["branches"] == ["main"], "a self-hosted runner must only run code that reached main"
+    assert on["push"]["branches"] == ["main"], "benchmarks run on code that reached main"
     profile = on["workflow_dispatch"]["inputs"]["profile"]
     assert profile["type"] == "choice" and set(profile["options"]) == {"quick", "full"}
 
@@ -279,7 +587,7 @@ def test_benchmark_matrix_covers_the_platforms_and_every_shard() -> None:
     assert job["strategy"]["fail-fast"] is False
     platforms = {p["os"]: p["runner"] for p in matrix["platform"]}
     assert platforms == {"ubuntu-24.04": "gha-ubuntu24-x86_64", "ubuntu-24.04-arm": "gha-ubuntu24-arm64",
-                         "macos-14": "gha-macos14-arm64"}
+                         "macos-15": "gha-macos15-arm64"}
     shard = re.fullmatch(r"\$\{\{ matrix\.shard \}\}/(\d+)", job["env"]["SHARD"])
     assert shard, job["env"]["SHARD"]
     count = int(shard[1])
@@ -287,16 +595,17 @@ def test_benchmark_matrix_covers_the_platforms_and_every_shard() -> None:
     assert job["env"]["BENCH_RUNNER"] == "${{ matrix.platform.runner }}"
     name_re = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
     assert all(name_re.match(label) for label in platforms.values()), "runner labels must be result names"
+    assert all(label.startswith("gha-") for label in platforms.values()), "gha-* is the hosted runners' prefix"
 
 
-@pytest.mark.parametrize("job_name", ["bench", "bench-gpu"])
-def test_benchmark_jobs_measure_and_upload_an_artifact(job_name: str) -> None:
-    wf = by_name("bench.yml")
+@pytest.mark.parametrize("workflow,job_name", [("bench.yml", "bench"), ("bench-gpu.yml", "bench-gpu")])
+def test_benchmark_jobs_measure_and_upload_an_artifact(workflow: str, job_name: str) -> None:
+    wf = by_name(workflow)
     job = wf["jobs"][job_name]
     runs = [s["run"] for s in job["steps"] if "run" in s]
     assert runs == ['scripts/ci/bench.sh "$PROFILE" "$SHARD" "$BENCH_RUNNER"']
-    upload = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
-    assert len(upload) == 1 and upload[0]["if"] == "${{ !cancelled() }}"
+    upload = [s for s in job["steps"] if uses(s, "actions/upload-artifact")]
+    assert len(upload) == 1 and upload[0]["if"] == "${{ always() }}"
     out = wf["env"]["TFPERF_OUT"]
     assert upload[0]["with"]["path"].rstrip("/") == f"{out}/results"
     assert upload[0]["with"]["name"].startswith("results-")
@@ -304,44 +613,91 @@ def test_benchmark_jobs_measure_and_upload_an_artifact(job_name: str) -> None:
         assert "matrix.platform.runner" in upload[0]["with"]["name"] and "matrix.shard" in upload[0]["with"]["name"]
 
 
-def test_gpu_job_is_skipped_without_a_runner_and_installs_the_gpu_extra() -> None:
-    job = by_name("bench.yml")["jobs"]["bench-gpu"]
-    assert job["if"] == "${{ vars.GPU_RUNNER_LABEL != '' }}"
+def test_gpu_workflow_runs_main_only_by_schedule_or_dispatch_in_its_own_group() -> None:
+    wf = by_name("bench-gpu.yml")
+    assert set(triggers(wf)) == {"schedule", "workflow_dispatch"}, "never on a push or a pull request"
+    assert wf["concurrency"]["group"] != by_name("bench.yml")["concurrency"]["group"]
+    assert "${{" not in wf["concurrency"]["group"], "one GPU run at a time, whatever the ref"
+    assert wf["concurrency"]["cancel-in-progress"] is False
+    job = wf["jobs"]["bench-gpu"]
+    assert job["if"] == "${{ github.ref == 'refs/heads/main' && vars.GPU_RUNNER_LABEL != '' }}"
     assert job["runs-on"][0] == "self-hosted" and "vars.GPU_RUNNER_LABEL" in job["runs-on"][1]
     assert job["env"]["TFPERF_EXTRAS"] == "gpu"
+    assert "bench-gpu" not in by_name("bench.yml")["jobs"], "the GPU job moved to its own workflow"
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^gpu = \[.*"tensorflow\[and-cuda\]==', pyproject, re.M), "pyproject.toml has no gpu extra"
 
 
-def test_merge_job_runs_after_every_runner_even_a_skipped_one() -> None:
-    wf = by_name("bench.yml")
+MATRIX_EXPR = re.compile(r"\$\{\{\s*matrix\.(?P<path>[\w.-]+)\s*\}\}")
+
+
+def _expand(text: str, matrix: dict[str, Any]) -> list[str]:
+    """``text`` for every value of the matrix expressions in it (any other expression: x)."""
+    m = MATRIX_EXPR.search(text)
+    if not m:
+        return [re.sub(r"\$\{\{[^}]*\}\}", "x", text)]
+    return [t for v in _matrix_values(matrix, m["path"])
+            for t in _expand(text[:m.start()] + str(v) + text[m.end():], matrix)]
+
+
+def _upload_names(wf: dict[str, Any]) -> Iterator[str]:
+    """Every artifact name the workflow uploads."""
+    for job in wf["jobs"].values():
+        for s in job.get("steps", []):
+            if uses(s, "actions/upload-artifact"):
+                yield from _expand(s["with"]["name"], job.get("strategy", {}).get("matrix", {}))
+
+
+@pytest.mark.parametrize("workflow,needs,pattern", [("bench.yml", ["bench"], "results-gha-*"),
+                                                    ("bench-gpu.yml", ["bench-gpu"], "results-gpu-*")])
+def test_each_benchmark_workflow_calls_the_merge_after_its_runners(workflow: str, needs: list[str],
+                                                                   pattern: str) -> None:
+    wf = by_name(workflow)
     job = wf["jobs"]["merge"]
-    assert set(job["needs"]) == {"bench", "bench-gpu"}
-    assert "!cancelled()" in job["if"]
-    download = [s for s in job["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
-    assert len(download) == 1 and download[0]["with"]["pattern"] == "results-*"
+    assert job["uses"] == "./.github/workflows/merge-results.yml"
+    assert job["needs"] == needs and "!cancelled()" in job["if"]
+    assert job["with"]["artifacts"] == pattern
+    names = [n for n in _upload_names(wf) if n.startswith("results-")]
+    assert names and all(fnmatch.fnmatchcase(n, pattern) for n in names), (names, pattern)
+    assert job["permissions"] == {"contents": "write", "pull-requests": "write"}
+
+
+def test_merge_job_merges_reports_and_opens_the_pull_request() -> None:
+    wf = by_name("merge-results.yml")
+    assert set(triggers(wf)) == {"workflow_call"}
+    assert callers("merge-results.yml") == [("bench-gpu.yml", "merge"), ("bench.yml", "merge")]
+    job = wf["jobs"]["merge"]
+    download = [s for s in job["steps"] if uses(s, "actions/download-artifact")]
+    assert len(download) == 1 and download[0]["with"] == {"pattern": "${{ inputs.artifacts }}", "path": "artifacts"}
     runs = [s["run"] for s in job["steps"] if "run" in s]
     assert runs == ["scripts/ci/pending.sh artifacts/pending", "scripts/ci/merge.sh artifacts data",
-                    "scripts/ci/open-pr.sh"]
-    assert download[0]["with"]["path"] == "artifacts"
+                    "scripts/ci/regressions.sh data", "scripts/ci/open-pr.sh"]
     # The token that can push reaches only the two steps that talk to GitHub.
     assert "GH_TOKEN" not in job.get("env", {})
     assert [s["run"] for s in job["steps"] if "GH_TOKEN" in s.get("env", {})] == [
         "scripts/ci/pending.sh artifacts/pending", "scripts/ci/open-pr.sh"]
+    assert job["env"]["RESULTS_BRANCH"] == "tfperf/results-${{ github.ref_name }}"
 
 
 def test_publish_builds_strict_and_deploys_with_the_official_actions() -> None:
     wf = by_name("pages.yml")
     assert triggers(wf)["push"]["branches"] == ["main"]
     build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
-    uses = [s.get("uses", "").split("@")[0] for s in build["steps"]] + [s.get("uses", "").split("@")[0]
-                                                                           for s in deploy["steps"]]
+    used = [s.get("uses", "").split("@")[0] for s in build["steps"]] + [s.get("uses", "").split("@")[0]
+                                                                        for s in deploy["steps"]]
     for action in ("actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"):
-        assert action in uses
+        assert action in used
     assert [s["run"] for s in build["steps"] if "run" in s] == ["scripts/ci/build-site.sh site"]
     assert "mkdocs build --strict" in (SCRIPTS / "build-site.sh").read_text(encoding="utf-8")
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def test_scripts_ci_readme_names_every_script() -> None:
+    readme = (SCRIPTS / "README.md").read_text(encoding="utf-8")
+    for script in sorted(SCRIPTS.glob("*.sh")):
+        if script.name != "env.sh":
+            assert f"scripts/ci/{script.name}" in readme or script.name in readme, script.name
 
 
 # ---------------------------------------------------------------- the merge step, run for real
@@ -387,7 +743,7 @@ def test_merge_step_takes_two_runners_rejects_the_malformed_one_and_is_idempoten
     art = tmp_path / "artifacts"
     # The layout download-artifact produces: one folder per artifact.
     for label, artifact in (("gha-ubuntu24-x86_64", "results-gha-ubuntu24-x86_64-shard1of3"),
-                            ("gha-macos14-arm64", "results-gha-macos14-arm64-shard2of3")):
+                            ("gha-macos15-arm64", "results-gha-macos15-arm64-shard2of3")):
         f = art / artifact / label / f"{base['profile']}.json"
         f.parent.mkdir(parents=True)
         f.write_text(json.dumps(_relabel(base, label)), encoding="utf-8")
@@ -403,8 +759,8 @@ def test_merge_step_takes_two_runners_rejects_the_malformed_one_and_is_idempoten
     assert str(bad_file) in first.stderr and "results[1].timing.summary.median" in first.stderr
     merged = _digest(data)
     assert set(merged) == {f"results/gha-ubuntu24-x86_64/{base['profile']}.json",
-                           f"results/gha-macos14-arm64/{base['profile']}.json"}
-    for label in ("gha-ubuntu24-x86_64", "gha-macos14-arm64"):
+                           f"results/gha-macos15-arm64/{base['profile']}.json"}
+    for label in ("gha-ubuntu24-x86_64", "gha-macos15-arm64"):
         doc = json.loads((data / "results" / label / f"{base['profile']}.json").read_text(encoding="utf-8"))
         assert doc["runner"]["label"] == label
         assert len(doc["results"]) == len(base["results"]) and len(doc["noise"]) == len(base["noise"])
@@ -449,44 +805,6 @@ def test_bench_step_refuses_bad_arguments_before_installing(args: tuple[str, ...
     assert out.returncode == 64 and message in out.stderr
 
 
-# ---------------------------------------------------------------- the pull-request steps, against a local "origin"
-
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
-                          env=env, timeout=60).stdout
-
-
-@pytest.fixture()
-def repo(tmp_path: Path) -> Path:
-    """A small repository with this project's CI scripts, the package (linked) and .gitignore;
-    its own folder is its ``origin``."""
-    if not shutil.which("git"):
-        pytest.skip("git is not installed")
-    r = tmp_path / "repo"
-    (r / "scripts" / "ci").mkdir(parents=True)
-    for name in ("env.sh", "pending.sh", "open-pr.sh"):
-        shutil.copy2(SCRIPTS / name, r / "scripts" / "ci" / name)
-    (r / "bench").symlink_to(ROOT / "bench")
-    shutil.copy2(ROOT / ".gitignore", r / ".gitignore")
-    _git(r, "init", "-q", "-b", "main")
-    _git(r, "add", "scripts", ".gitignore")
-    _git(r, "commit", "-q", "-m", "init")
-    _git(r, "remote", "add", "origin", str(r))
-    return r
-
-
-def _fake_gh(tmp_path: Path, open_prs: int) -> str:
-    """A ``gh`` that answers ``pr list`` with ``open_prs`` pull requests (and logs its calls)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    gh = bin_dir / "gh"
-    gh.write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path}/gh.log"\necho {open_prs}\n', encoding="utf-8")
-    gh.chmod(0o755)
-    return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
-
-
 def _write_results(repo: Path, label: str, profile: str) -> Path:
     doc = _relabel(json.loads(FIXTURE.read_text(encoding="utf-8")), label)
     doc["profile"] = profile
@@ -494,42 +812,6 @@ def _write_results(repo: Path, label: str, profile: str) -> Path:
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text(json.dumps(doc), encoding="utf-8")
     return f
-
-
-@pytest.mark.parametrize("open_prs", [0, 1])
-def test_pending_step_collects_the_open_results_pull_request_only(repo: Path, tmp_path: Path, open_prs: int) -> None:
-    _git(repo, "switch", "-q", "-c", "tfperf/results-main")
-    _write_results(repo, "box", "full")
-    _git(repo, "add", "data")
-    _git(repo, "commit", "-q", "-m", "results")
-    _git(repo, "switch", "-q", "main")
-    dest = tmp_path / "pending"
-    out = subprocess.run([str(repo / "scripts" / "ci" / "pending.sh"), str(dest)], capture_output=True, text=True,
-                         timeout=60, env={**os.environ, "PATH": _fake_gh(tmp_path, open_prs),
-                                          "RESULTS_BRANCH": "tfperf/results-main"})
-    assert out.returncode == 0, out.stdout + out.stderr
-    collected = sorted(str(p.relative_to(dest)) for p in dest.rglob("*.json")) if dest.exists() else []
-    assert collected == (["data/results/box/full.json"] if open_prs else [])
-
-
-def test_open_pr_step_commits_full_results_only(repo: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "TFPERF_VENV": _venv(), "TFPERF_DRY_RUN": "1", "RESULTS_BRANCH": "tfperf/results-main",
-           "BASE_BRANCH": "main", "PATH": _fake_gh(tmp_path, 0), "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    script = str(repo / "scripts" / "ci" / "open-pr.sh")
-    _write_results(repo, "box", "quick")  # quick results are .gitignored: never committed
-    out = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
-    assert out.returncode == 0 and "no pull request" in out.stdout, out.stdout + out.stderr
-    _write_results(repo, "box", "full")
-    out = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
-    assert out.returncode == 0 and "dry run" in out.stdout, out.stdout + out.stderr
-    assert _git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["data/results/box/full.json"]
-    # A malformed file stops the step before anything is committed.
-    head = _git(repo, "rev-parse", "HEAD")
-    (repo / "data" / "results" / "box" / "full.json").write_text('{"schema_version": 1}', encoding="utf-8")
-    out = subprocess.run([script], capture_output=True, text=True, timeout=120, env=env)
-    assert out.returncode != 0 and "full.json" in out.stderr
-    assert _git(repo, "rev-parse", "HEAD") == head
-    assert not (tmp_path / "gh.log").exists(), "a dry run must not call gh"
 
 
 # ---------------------------------------------------------------- the benchmark step's command line
