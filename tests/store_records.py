@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tfperf import stats
 from tfperf.store import ids
 
 FIXTURES = Path(__file__).parent / "fixtures" / "results"
@@ -34,8 +35,10 @@ def make_result(n: int, *, runner: str = "test-runner", status: str = "ok", medi
     r["env_id"] = None
     r["status"] = status
     if status == "ok":
-        r["timing"]["summary"].update(median=median, min=median * 0.9, max=median * 1.2,
-                                      ci_low=median * 0.95, ci_high=median * 1.05)
+        # Scale the samples to the wanted median; the summary is the summary of the samples.
+        old = float(stats.median(r["timing"]["samples"]))
+        r["timing"]["samples"] = [x * median / old for x in r["timing"]["samples"]]
+        r["timing"]["summary"] = stats.summarize(r["timing"]["samples"]).as_dict()
     else:
         r.update(timing=None, first_call_s=None, error="Traceback: boom", output=None)
     return r

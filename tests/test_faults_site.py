@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from test_intake_limits import deep_nesting, huge_int_median
 from tfperf.store.ids import env_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +38,8 @@ PAGE = """# Fault page
 <!-- tfperf:claims fixture_topic -->
 """
 SCRIPT = "<script>alert('tfperf')</script>"
+# Files that used to crash the build itself (OverflowError, RecursionError), made at test time.
+CRASHING = {"bad-huge-int": huge_int_median, "bad-deep": deep_nesting}
 
 
 def _data(tmp_path: Path) -> Path:
@@ -45,6 +48,9 @@ def _data(tmp_path: Path) -> Path:
     for folder, (name, _) in BAD.items():
         (results / folder).mkdir()
         shutil.copyfile(FIXTURES / "results" / name, results / folder / "full.json")
+    for folder, make in CRASHING.items():
+        (results / folder).mkdir()
+        (results / folder / "full.json").write_text(make(), encoding="utf-8")
     doc = json.loads((results / "fixture-a" / "full.json").read_text())
     doc["runner"]["description"] = SCRIPT
     doc["runner"]["contributed_by"] = '"><img src=x onerror=alert(1)>'
@@ -90,7 +96,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Complete
 
 
 def test_site_builds_with_bad_results_files(built: tuple[subprocess.CompletedProcess[str], str, Path]) -> None:
-    """Fault: results files that are malformed JSON, of an unknown schema version, with NaN or negative times, or missing a field, beside valid ones, at site build time.
+    """Fault: results files that are malformed JSON, of an unknown schema version, with NaN or negative times, missing a field, with a 400-digit integer, or nested 200,000 levels deep, beside valid ones, at site build time.
     Happens: `mkdocs build --strict` still passes; the page shows a box listing each skipped file with the field at fault.
     Kept: the valid runners' tables and claims are drawn as if the bad files were absent; the store's own checks are test_store.py::test_bad_fixture_names_file_and_field and ::test_load_dir_keeps_good_files_despite_bad_ones."""
     proc, html, _ = built
@@ -100,6 +106,8 @@ def test_site_builds_with_bad_results_files(built: tuple[subprocess.CompletedPro
         item = next((i for i in items if f"{folder}/full.json" in i), "")
         assert item, f"{folder} is not named on the page"
         assert field in item, (folder, field, item)
+    for folder in CRASHING:
+        assert any(f"{folder}/full.json" in i for i in items), f"{folder} is not named on the page"
     assert html.count("fixture-b") > 1 and "fast is faster than the default." in html
 
 

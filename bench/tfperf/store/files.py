@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -21,6 +23,34 @@ from .validate import NonFinite, field_path, non_finite, short, validate
 
 Doc = dict[str, Any]
 LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
+
+# Limits on what a results file may be, checked before it is parsed: a file is judged
+# alone, and no file can make the reader run out of memory or stack. A full profile of
+# one runner is about 1 MB and nests 7 levels deep.
+MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_INT_DIGITS = 18          # every integer of the schema fits in 64 bits
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+class _HugeInt(ValueError):
+    pass
+
+
+def _int(literal: str) -> int:
+    if len(literal.lstrip("-")) > MAX_INT_DIGITS:
+        raise _HugeInt(literal)
+    return int(literal)
+
+
+def nesting_depth(text: str) -> int:
+    """How deep arrays and objects nest in JSON text, found without parsing it (brackets
+    inside strings do not count), so that a hostile file never reaches the recursive
+    parser."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
 
 
 class _DuplicateKey(ValueError):
@@ -37,13 +67,21 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse(text: str, path: str = "<text>") -> Any:
-    """JSON text -> value. NaN, Infinity and duplicate keys are errors naming the field."""
+    """JSON text -> value. NaN, Infinity, duplicate keys, integers of more than 18 digits
+    and nesting deeper than ``MAX_DEPTH`` are errors naming the file (and the field,
+    where the parser can tell it)."""
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise ResultsFileError(path, "(file)", f"arrays and objects nest {depth} levels deep; the limit is {MAX_DEPTH}")
     try:
         literals: list[NonFinite] = []
         doc = json.loads(text, parse_constant=lambda lit: literals.append(NonFinite(lit)) or literals[-1],
-                         object_pairs_hook=_object)
+                         object_pairs_hook=_object, parse_int=_int)
     except _DuplicateKey as exc:
         raise ResultsFileError(path, "(file)", f"duplicate key {short(exc.args[0])} in one object") from None
+    except _HugeInt as exc:
+        raise ResultsFileError(path, "(file)", f"the integer {short(exc.args[0], 24)} is out of range "
+                                               f"(more than {MAX_INT_DIGITS} digits)") from None
     except json.JSONDecodeError as exc:
         raise ResultsFileError(path, "(file)",
                                f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
@@ -60,6 +98,10 @@ def read(path: str | Path) -> Any:
     """Parse one file without migrating or validating it."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise ResultsFileError(str(p), "(file)", f"is {size / 2**20:.0f} MiB; the limit is {MAX_BYTES // 2**20} MiB "
+                                                     "(split it by profile, or drop its breakdowns)")
         text = p.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ResultsFileError(str(p), "(file)", f"cannot read: {exc.strerror or exc}") from None
@@ -69,9 +111,21 @@ def read(path: str | Path) -> Any:
 
 
 def load(path: str | Path) -> Doc:
-    """Read, migrate to the current schema version and validate one results file."""
-    doc = migrate(read(path), str(path))
-    validate(doc, str(path))
+    """Read, migrate to the current schema version and validate one results file.
+
+    Whatever the file holds, the only error is a ``ResultsFileError`` naming it: the
+    callers (validate, merge, the site build) judge each file alone and go on with the
+    others, so no other exception may escape from here."""
+    try:
+        doc = migrate(read(path), str(path))
+        validate(doc, str(path))
+    except ResultsFileError:
+        raise
+    except RecursionError:
+        raise ResultsFileError(str(path), "(file)", "nested too deeply to be checked") from None
+    except Exception as exc:  # noqa: BLE001 - hostile input must never take a build down
+        raise ResultsFileError(str(path), "(file)",
+                               f"could not be checked ({type(exc).__name__}: {short(str(exc), 120)})") from exc
     return doc
 
 

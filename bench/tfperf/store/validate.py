@@ -287,7 +287,43 @@ def _list(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 
 def _number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite JSON number. Integers are finite however long (``math.isfinite`` would
+    overflow converting a 400-digit one to float); ``files.parse`` refuses those anyway."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    return isinstance(x, int) or math.isfinite(x)
+
+
+# Stored samples are rounded to 6 significant digits after the summary was computed.
+SUMMARY_RTOL = 1e-5
+
+
+def _summary_problems(r: dict[str, Any], at: PathT) -> list[Problem]:
+    """An ``ok`` result has samples, and its summary is the summary of those samples."""
+    timing = r.get("timing")
+    if not isinstance(timing, dict):
+        return []
+    samples = timing.get("samples")
+    if not isinstance(samples, list):
+        return []
+    if not samples:
+        return [((*at, "timing", "samples"), f"empty, but the result's status is {short(r.get('status'))}")] \
+            if r.get("status") == "ok" else []
+    summary = timing.get("summary")
+    if not isinstance(summary, dict) or not all(_number(x) for x in samples):
+        return []
+    out: list[Problem] = []
+    if summary.get("n") != len(samples):
+        out.append(((*at, "timing", "summary", "n"), f"{short(summary.get('n'))}, but there are {len(samples)} samples"))
+    ordered = sorted(samples)
+    mid = len(ordered) // 2
+    expected = {"min": ordered[0], "max": ordered[-1],
+                "median": ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2}
+    for key, want in expected.items():
+        got = summary.get(key)
+        if _number(got) and abs(got - want) > SUMMARY_RTOL * abs(want):
+            out.append(((*at, "timing", "summary", key), f"{short(got)} is not the {key} of the samples ({want:.6g})"))
+    return out
 
 
 def _rule_problems(doc: dict[str, Any]) -> Iterator[Problem]:
@@ -343,7 +379,7 @@ def _record_rules(kind: str, r: dict[str, Any], at: PathT) -> list[Problem]:
     if isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high")):
         if summary["ci_low"] > summary["ci_high"]:
             out.append(((*at, "timing", "summary", "ci_low"), "greater than ci_high"))
-    return out
+    return out + _summary_problems(r, at)
 
 
 def _sort_key(path: PathT) -> tuple[tuple[int, int, str], ...]:
