@@ -94,6 +94,14 @@ def package_versions() -> dict[str, str | None]:
             "onnxruntime": _version("onnxruntime"), "tf2onnx": _version("tf2onnx")}
 
 
+def keras_is_legacy(tf: Any) -> bool:
+    """Whether ``tf.keras`` is tf_keras (Keras 2, under TF_USE_LEGACY_KERAS=1) rather than
+    Keras 3. Keras 3 serves ``tf.keras`` from a module named ``keras._tf_keras.keras``, so
+    only the top-level package tells them apart ("tf_keras" appears in both names)."""
+    name = str(getattr(tf.keras, "__name__", ""))
+    return name.split(".", 1)[0] == "tf_keras"
+
+
 def keras_version_for(settings: dict[str, str], versions: dict[str, str | None]) -> str | None:
     """The Keras that ``tf.keras`` resolves to under these process settings."""
     return versions["tf_keras"] if settings.get("keras") == "2" else versions["keras3"]
@@ -140,9 +148,7 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
         gpus = [{"name": d.name, "driver": None, "memory_bytes": None}
                 for d in tf.config.list_physical_devices("GPU")]
     versions = package_versions()
-    # tf.keras is Keras 3 unless TF_USE_LEGACY_KERAS=1 made it tf_keras (Keras 2).
-    legacy = "tf_keras" in getattr(tf.keras, "__name__", "")
-    versions["keras"] = versions["tf_keras"] if legacy else versions["keras3"]
+    versions["keras"] = versions["tf_keras"] if keras_is_legacy(tf) else versions["keras3"]
     try:  # whether this build has the oneDNN (formerly MKL) kernels at all
         from tensorflow.python.util import _pywrap_util_port
 
