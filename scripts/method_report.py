@@ -116,6 +116,21 @@ def must_agree(ds: Dataset) -> tuple[list[str], bool]:
     return ["settings that must measure the same (target: within ±5%):", *lines], ok
 
 
+def settling(doc: dict[str, Any]) -> list[str]:
+    """How many cases left their scenario's rounds early (their CI was already tight), and
+    the rounds the cases got."""
+    total = {s["id"]: s["rounds"] for s in doc["scenarios"]}
+    taken = [(len(r["timing"]["rounds"]), total[r["interleave"]["id"]]) for r in doc["results"]
+             if (r.get("timing") or {}).get("rounds") is not None and r.get("interleave")
+             and r["interleave"]["id"] in total]
+    if not taken:
+        return []
+    early = sum(1 for n, of in taken if n < of)
+    counts = [n for n, _ in taken]
+    return [f"cases that left the rounds early: {early} of {len(taken)}; rounds per case: median "
+            f"{statistics.median(counts)}, min {min(counts)}, max {max(counts)}"]
+
+
 def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
     by_topic: dict[str, float] = defaultdict(float)
     for s in doc_scenarios:
@@ -196,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     lines, good = must_agree(ds)
     ok &= good
     print("\n".join(lines))
-    print("\n".join(hygiene(doc["scenarios"])))
+    print("\n".join(hygiene(doc["scenarios"]) + settling(doc)))
     if args.again:
         other = _restrict(analyse(Path(args.again) / "results", args.snippets), args.runner, args.profile)
         lines, good = again(ds, other)
