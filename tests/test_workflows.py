@@ -34,21 +34,31 @@ WORKFLOWS = sorted(WORKFLOW_DIR.glob("*.yml"))
 # Each SHA was found in public workflow files of several unrelated repositories beside
 # this version (code search of public GitHub files); see scripts/ci/README.md.
 VERIFIED_PINS: dict[str, tuple[str, str]] = {
-    "actions/checkout": ("11bd71901bbe5b1630ceea73d27597364c9af683", "v4.2.2"),
-    "actions/setup-python": ("a26af69be951a213d495a4c3e4e4022e16d87065", "v5.6.0"),
-    "actions/cache": ("0057852bfaa89a56745cba8c7296529d2fc39830", "v4.3.0"),
-    "actions/upload-artifact": ("ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"),
-    "actions/download-artifact": ("d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"),
-    "actions/configure-pages": ("983d7736d9b0ae728b81ab479565c72886d7745b", "v5.0.0"),
-    "actions/upload-pages-artifact": ("56afc609e74202658d3ffba0e8f6dda462b719fa", "v3.0.1"),
-    "actions/deploy-pages": ("d6db90164ac5ed86f2b6aed7e0febac5b3c0c03e", "v4.0.5"),
+    "actions/checkout": ("08c6903cd8c0fde910a37f88322edcfb5dd907a8", "v5.0.0"),
+    "actions/setup-python": ("e797f83bcb11b83ae66e0230d6156d7c80228e7c", "v6.0.0"),
+    "actions/cache": ("9255dc7a253b0ccc959486e2bca901246202afeb", "v5.0.1"),
+    "actions/upload-artifact": ("b7c566a772e6b6bfb58ed0dc250532a479d7789f", "v6.0.0"),
+    "actions/download-artifact": ("37930b1c2abaa49bbe596cd826c3c89aef350131", "v7.0.0"),
+    "actions/configure-pages": ("45bfe0192ca1faeb007ade9deae92b16b8254a0d", "v6.0.0"),
+    "actions/upload-pages-artifact": ("fc324d3547104276b827a68afc52ff2a11cc49c9", "v5.0.0"),
+    "actions/deploy-pages": ("cd2ce8fcbc39b97be8ca5fce6e763baed58fa128", "v5.0.0"),
+}
+
+# The first major of each action whose action.yml says `runs.using: node24` (runners dropped
+# Node 20 on 2026-09-16; upload-pages-artifact is a composite whose v5 calls upload-artifact v7).
+# The Pages backend stopped accepting upload-pages-artifact v3's artifacts on 2026-07-03.
+FIRST_NODE24_MAJOR: dict[str, int] = {
+    "actions/checkout": 5, "actions/setup-python": 6, "actions/cache": 5, "actions/upload-artifact": 6,
+    "actions/download-artifact": 7, "actions/configure-pages": 6, "actions/upload-pages-artifact": 5,
+    "actions/deploy-pages": 5,
 }
 
 # The only jobs that may hold a write permission, and which.
+MERGE_WRITES = {"contents", "pull-requests", "actions", "issues"}   # push, PR, dispatch the tests, issue
 ALLOWED_WRITES: dict[tuple[str, str], set[str]] = {
-    ("merge-results.yml", "merge"): {"contents", "pull-requests"},
-    ("bench.yml", "merge"): {"contents", "pull-requests"},       # the caller grants what merge-results needs
-    ("bench-gpu.yml", "merge"): {"contents", "pull-requests"},
+    ("merge-results.yml", "merge"): MERGE_WRITES,
+    ("bench.yml", "merge"): MERGE_WRITES,       # the caller grants what merge-results needs
+    ("bench-gpu.yml", "merge"): MERGE_WRITES,
     ("pages.yml", "deploy"): {"pages", "id-token"},
 }
 
@@ -250,6 +260,12 @@ def test_pin_check_can_fail(line: str, problem: str) -> None:
 def test_verified_pins_are_full_shas() -> None:
     for action, (sha, version) in VERIFIED_PINS.items():
         assert re.fullmatch(r"[0-9a-f]{40}", sha) and re.fullmatch(r"v\d+\.\d+\.\d+", version), action
+
+
+def test_every_pinned_action_runs_on_node_24() -> None:
+    """Runners no longer have Node 20: a JavaScript action of an older major does not start."""
+    for action, (_, version) in VERIFIED_PINS.items():
+        assert int(version[1:].split(".")[0]) >= FIRST_NODE24_MAJOR[action], f"{action} {version} runs on Node 20"
 
 
 # ---------------------------------------------------------------- least privilege
@@ -545,9 +561,11 @@ def test_setup_hashes_pyproject_without_sha256sum(tmp_path: Path, tools: tuple[s
 
 # ---------------------------------------------------------------- what each workflow does
 
-def test_tests_run_on_push_and_pull_request() -> None:
+def test_tests_run_on_push_pull_request_and_dispatch() -> None:
     wf = by_name("tests.yml")
-    assert set(triggers(wf)) == {"push", "pull_request"}
+    assert set(triggers(wf)) == {"push", "pull_request", "workflow_dispatch"}
+    assert "gh workflow run tests.yml --ref" in (SCRIPTS / "open-pr.sh").read_text(encoding="utf-8"), \
+        "the results pull request gets no checks"
     runs = [s["run"] for _, s in steps(wf) if "run" in s]
     assert any(r.startswith("scripts/ci/test.sh") for r in runs)
     assert any(r.startswith("scripts/ci/validate-data.sh") for r in runs), "contributed results are not validated"
@@ -558,8 +576,10 @@ def test_a_pull_request_is_checked_for_removed_results() -> None:
     checkout = next(s for s in job["steps"] if uses(s, "actions/checkout"))
     assert checkout["with"]["fetch-depth"] >= 2, "check-data-pr.sh compares HEAD with HEAD^1"
     guard = next(s for s in job["steps"] if s.get("run", "").startswith("scripts/ci/check-data-pr.sh"))
-    assert guard["if"] == "${{ github.event_name == 'pull_request' }}"
+    assert guard["if"].startswith("${{ github.event_name == 'pull_request' || ")
+    assert "startsWith(github.ref_name, 'tfperf/results-')" in guard["if"]
     assert set(guard["env"]) == {"PR_AUTHOR", "PR_HEAD_REPO", "PR_HEAD_REF"}
+    assert guard["env"]["PR_AUTHOR"].endswith("|| github.actor }}"), "a dispatch by the bot is the bot's"
 
 
 def test_pull_requests_get_a_quick_profile_smoke_run_per_os() -> None:
@@ -659,7 +679,8 @@ def test_each_benchmark_workflow_calls_the_merge_after_its_runners(workflow: str
     assert job["with"]["artifacts"] == pattern
     names = [n for n in _upload_names(wf) if n.startswith("results-")]
     assert names and all(fnmatch.fnmatchcase(n, pattern) for n in names), (names, pattern)
-    assert job["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert set(job["permissions"]) == MERGE_WRITES and set(job["permissions"].values()) == {"write"}
+    assert job["permissions"] == by_name("merge-results.yml")["jobs"]["merge"]["permissions"]
 
 
 def test_merge_job_merges_reports_and_opens_the_pull_request() -> None:
