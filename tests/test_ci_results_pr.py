@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from store_records import make_doc
-from test_ci_support import (GIT_ENV, copy_ci, fake_gh, fork_pr, gh_calls, git, measured, own_pr, venv,
+from test_ci_support import (GIT_ENV, ROOT, copy_ci, fake_gh, fork_pr, gh_calls, git, measured, own_pr, venv,
                              write_doc)
 
 BRANCH = "tfperf/results-main"
@@ -60,6 +61,7 @@ class World:
         seed = tmp / "seed"
         git(tmp, "init", "-q", "-b", "main", str(seed))
         copy_ci(seed, *CI_FILES)
+        shutil.copy2(ROOT / "scripts" / "regression_report.py", seed / "scripts" / "regression_report.py")
         write_doc(seed, doc(1))
         git(seed, "add", "scripts", ".gitignore", "data")
         git(seed, "commit", "-q", "-m", "main with result 1")
@@ -196,6 +198,11 @@ def test_a_results_pull_request_landing_mid_run_keeps_every_result(world: World)
     assert _valid(world, BRANCH) == ids(1, 2, 3)
     assert world.show(BRANCH, "docs/note.md") == "a page\n"
     assert any(c.startswith("pr create") for c in gh_calls(world.gh)), gh_calls(world.gh)
+    # The body reports the changes against main; the tests are started on the branch (a PR made
+    # with GITHUB_TOKEN starts no workflow); nothing got slower, so no issue.
+    assert f"### Changes in {RESULTS}" in (world.gh / "pr-body.md").read_text(encoding="utf-8")
+    assert f"workflow run tests.yml --ref {BRANCH}" in gh_calls(world.gh)
+    assert not (world.gh / "issue-body.md").exists()
 
 
 def test_a_results_pull_request_landing_before_the_merge_job_keeps_every_result(world: World) -> None:
@@ -276,3 +283,23 @@ def test_dry_run_commits_full_results_only_and_calls_no_gh(world: World) -> None
 
 def _dry(world: World, checkout: Path) -> subprocess.CompletedProcess[str]:
     return world.run(checkout, "open-pr.sh", TFPERF_DRY_RUN="1")
+
+
+def test_a_case_much_slower_than_on_main_is_reported_in_the_body_and_an_issue(world: World) -> None:
+    checkout = world.clone("run")
+    slower = make_doc(runner="box", profile="full", results=[result(1), measured(1, median=0.003, day=15)])
+    art = world.tmp / "artifacts" / "results-gha-box-shard1of1"
+    write_doc(art, slower)                                        # case 1 again, three times slower
+    out = world.run(checkout, "merge.sh", str(world.tmp / "artifacts"), "data")
+    assert out.returncode == 0, out.stdout + out.stderr
+    out = world.run(checkout, "open-pr.sh")
+    assert out.returncode == 0, out.stdout + out.stderr
+    body = (world.gh / "pr-body.md").read_text(encoding="utf-8")
+    assert "| slower |" in body and result(1)["case_id"] in body and "+200.0%" in body
+    issue = (world.gh / "issue-body.md").read_text(encoding="utf-8")
+    assert "Slower by more than 25% in" in issue and result(1)["case_id"] in issue
+    # Below the issue's threshold: reported in the body, no issue.
+    (world.gh / "issue-body.md").unlink()
+    out = world.run(checkout, "open-pr.sh", TFPERF_ISSUE_THRESHOLD="5")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert not (world.gh / "issue-body.md").exists()

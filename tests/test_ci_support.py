@@ -47,7 +47,9 @@ def write_doc(root: Path, doc: Doc) -> Path:
 
 def fake_gh(bin_dir: Path, prs: list[Doc]) -> Path:
     """A ``gh`` on PATH: ``pr list`` prints ``prs`` (from bin_dir/prs.json, which a test may
-    rewrite), ``pr create`` succeeds; every call is appended to bin_dir/gh.log."""
+    rewrite); ``pr create``, ``pr edit`` and ``issue create`` keep their ``--body-file`` as
+    bin_dir/pr-body.md or issue-body.md; ``workflow run`` succeeds; every call is appended to
+    bin_dir/gh.log."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     (bin_dir / "prs.json").write_text(json.dumps(prs), encoding="utf-8")
     gh = bin_dir / "gh"
@@ -58,9 +60,13 @@ def fake_gh(bin_dir: Path, prs: list[Doc]) -> Path:
         f'if [ "$1 $2" = "pr list" ] && [ -f "{bin_dir}/hook.sh" ]; then\n'
         f'  mv "{bin_dir}/hook.sh" "{bin_dir}/hook.done" && sh -e "{bin_dir}/hook.done" >&2 || exit 9\n'
         "fi\n"
+        'body=""; prev=""; for a in "$@"; do [ "$prev" = "--body-file" ] && body="$a"; prev="$a"; done\n'
         'case "$1 $2" in\n'
         f'  "pr list") cat "{bin_dir}/prs.json" ;;\n'
-        '  "pr create") echo "https://example.invalid/pull/99" ;;\n'
+        f'  "pr create") cp "$body" "{bin_dir}/pr-body.md"; echo "https://example.invalid/pull/99" ;;\n'
+        f'  "pr edit") cp "$body" "{bin_dir}/pr-body.md" ;;\n'
+        f'  "issue create") cp "$body" "{bin_dir}/issue-body.md" ;;\n'
+        '  "workflow run") ;;\n'
         '  *) echo "fake gh: unexpected call: $*" >&2; exit 1 ;;\n'
         "esac\n", encoding="utf-8")
     gh.chmod(0o755)

@@ -8,9 +8,13 @@
 # pushed meanwhile, or the base moved, everything is fetched and merged again (3 tries).
 # Every results file is validated first. Files .gitignore excludes (quick-profile results)
 # are never committed, so a quick run opens no pull request; its merged data is an artifact.
+# The pull request's body is the regression report of each changed file against the base;
+# a case slower by more than TFPERF_ISSUE_THRESHOLD (default 0.25), or failing now, also opens
+# an issue. Last, the tests are dispatched on the branch (a PR made with GITHUB_TOKEN starts no
+# workflow; a workflow_dispatch does), so the pull request shows real checks.
 #
 # Usage: scripts/ci/open-pr.sh
-# Environment: RESULTS_BRANCH, BASE_BRANCH, GH_TOKEN, RUN_URL (link in the PR body),
+# Environment: RESULTS_BRANCH, BASE_BRANCH, GH_TOKEN, RUN_URL (link in the PR body), TFPERF_ISSUE_THRESHOLD,
 #              GITHUB_REPOSITORY_OWNER (only a pull request whose head is this owner's counts)
 #              TFPERF_REMOTE (default origin)
 #              TFPERF_DRY_RUN=1: build the commit on the local $BASE_BRANCH, print it, stop
@@ -112,11 +116,48 @@ if [ -z "$pushed" ]; then
     exit 1
 fi
 echo "open-pr.sh: pushed $(git rev-parse --short "$pushed") to $branch"
+
+# The pull request's body: what the results change, case by case, against the base
+# (scripts/regression_report.py on each changed file). Past TFPERF_ISSUE_THRESHOLD (default
+# 25%) a case that got slower, or now fails, also opens an issue.
+body="$tmp/body.md"
+{
+    echo "Results measured by ${RUN_URL:-the benchmarks workflow}, validated against the schema and merged"
+    echo "(a union: nothing dropped) onto \`$base\` as it was when this run finished, with the results of"
+    echo "the earlier open results pull request. Re-running the workflow updates this pull request."
+    echo
+} > "$body"
+issue="$tmp/issue.md"
+: > "$issue"
+while IFS= read -r path; do
+    git show "$base_sha:$path" > "$tmp/old.json" 2>/dev/null || continue   # a new file: nothing to compare
+    git show "$pushed:$path" > "$tmp/new.json"
+    "$PY" scripts/regression_report.py --title "Changes in $path" "$tmp/old.json" "$tmp/new.json" >> "$body" 2>/dev/null \
+        || echo "(no report for $path)" >> "$body"
+    echo >> "$body"
+    rc=0
+    "$PY" scripts/regression_report.py --fail-on-slower --threshold "${TFPERF_ISSUE_THRESHOLD:-0.25}" \
+        --title "Slower by more than $(awk "BEGIN {print ${TFPERF_ISSUE_THRESHOLD:-0.25} * 100}")% in $path" \
+        "$tmp/old.json" "$tmp/new.json" > "$tmp/part.md" 2>/dev/null || rc=$?
+    if [ "$rc" = 1 ]; then
+        cat "$tmp/part.md" >> "$issue"
+    fi
+done < <(git diff --name-only "$base_sha" "$pushed" -- data/results)
+head -c 60000 "$body" > "$body.cut"
+
 open="$(own_pr)"
 if [ -n "$open" ]; then
+    gh pr edit "$open" --body-file "$body.cut" >/dev/null
     echo "open-pr.sh: updated pull request #$open"
 else
-    gh pr create --base "$base" --head "$branch" \
-        --title "Benchmark results ($(date -u +%Y-%m-%d))" \
-        --body "Results measured by ${RUN_URL:-the benchmarks workflow}, validated against the schema and merged (a union: nothing dropped) onto $base as it was when this run finished, with the results of the earlier open results pull request. Re-running the workflow updates this pull request."
+    gh pr create --base "$base" --head "$branch" --title "Benchmark results ($(date -u +%Y-%m-%d))" \
+        --body-file "$body.cut"
 fi
+if [ -s "$issue" ]; then
+    { echo "Run: ${RUN_URL:-a local run}; results pull request from \`$branch\`."; echo; cat "$issue"; } \
+        | head -c 60000 > "$issue.cut"
+    gh issue create --title "Benchmarks: cases slower than before ($(date -u +%Y-%m-%d))" --body-file "$issue.cut"
+fi
+# A pull request made with GITHUB_TOKEN starts no workflow; a dispatch does: run the tests
+# (and the data guard) on the results branch, so the pull request shows real checks.
+gh workflow run tests.yml --ref "$branch" || echo "open-pr.sh: could not start the tests on $branch" >&2
