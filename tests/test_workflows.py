@@ -873,3 +873,37 @@ def test_bench_step_starts_from_the_published_file_unless_forced(tmp_path: Path,
         assert not seeded.exists()
     else:
         assert seeded.read_bytes() == published.read_bytes()
+
+
+# ---------------------------------------------------------------- the site's address
+
+def test_pages_build_gets_the_published_address() -> None:
+    build = by_name("pages.yml")["jobs"]["build"]
+    configure = next(s for s in build["steps"] if uses(s, "actions/configure-pages"))
+    step = next(s for s in build["steps"] if s.get("run", "").startswith("scripts/ci/build-site.sh"))
+    assert step["env"]["SITE_URL"] == f"${{{{ steps.{configure['id']}.outputs.base_url }}}}"
+
+
+def test_build_step_sets_site_url_so_the_sitemap_names_the_site(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "ci").mkdir(parents=True)
+    for name in ("env.sh", "build-site.sh"):
+        shutil.copy2(SCRIPTS / name, repo / "scripts" / "ci" / name)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "index.md").write_text("# t\n", encoding="utf-8")
+    (repo / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
+    env = {**os.environ, "TFPERF_VENV": sys.prefix}
+
+    def build(site: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(repo / "scripts" / "ci" / "build-site.sh"), site], capture_output=True, text=True,
+                              timeout=300, cwd=repo, env={**env, **extra})
+
+    out = build("with-url", SITE_URL="https://example.invalid/tfperf")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "<loc>https://example.invalid/tfperf/</loc>" in (repo / "with-url" / "sitemap.xml").read_text(encoding="utf-8")
+    assert sorted(p.name for p in repo.iterdir()) == ["docs", "mkdocs.yml", "scripts", "with-url"], "config left behind"
+    out = build("without")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "example.invalid" not in (repo / "without" / "sitemap.xml").read_text(encoding="utf-8")
+    assert build("bad", SITE_URL="example.invalid").returncode == 64
