@@ -46,8 +46,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
               "was above the core count (flagged in the results file)", file=sys.stderr)
     if report.interrupted:
         print("run `tfperf run` again with the same options to resume; finished cases are kept", file=sys.stderr)
-        return 130
-    return 0
+    return report.exit_status
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -17,10 +17,11 @@ from ..errors import TfperfError
 DEFAULT_LOCAL_DATA = "~/.cache/tfperf"
 
 
-def _local_results(args: argparse.Namespace) -> tuple[Path, bool]:
-    """The local results file: given with --results, or measured now. Returns (path, interrupted)."""
+def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
+    """The local results file: given with --results, or measured now. Returns the path and
+    the run's exit status (128 + the signal that interrupted it, else 0)."""
     if args.results:
-        return Path(args.results), False
+        return Path(args.results), 0
     from ..measure.limits import memory_limit
     from ..measure.orchestrate import RunOptions, run
 
@@ -34,23 +35,23 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, bool]:
           f"-> {report.path}", file=sys.stderr)
     if report.path is None or not report.path.exists():
         raise TfperfError(f"no local results were written (looked for {report.path})")
-    return report.path, report.interrupted
+    return report.path, report.exit_status
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from .versus import compare_files, as_json
     from .versus_text import render
 
-    path, interrupted = _local_results(args)
+    path, run_status = _local_results(args)
     v = compare_files(path, args.published, args.snippets, only=args.against or (), topics_only=args.topic or ())
     if args.json:
         json.dump(as_json(v), sys.stdout, indent=1, sort_keys=True, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render(v))
-    if interrupted:
+    if run_status:
         print("the local run was interrupted: run the same command again to finish it", file=sys.stderr)
-        return 130
+        return run_status
     return 0
 
 

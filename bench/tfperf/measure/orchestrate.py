@@ -91,8 +91,19 @@ class Report:
     noise: list[dict[str, Any]] = field(default_factory=list)
     scenarios: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
-    interrupted: bool = False
+    signum: int | None = None     # the signal that interrupted the run
     seconds: float = 0.0
+
+    @property
+    def interrupted(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def exit_status(self) -> int:
+        """0, or what a shell reports for a process ended by the signal: 128 + its number
+        (130 for SIGINT, 143 for SIGTERM), so a CI system or a supervisor that sent
+        SIGTERM sees that the run stopped because it was told to."""
+        return 128 + self.signum if self.signum is not None else 0
 
 
 def result_key(case: Case, versions: dict[str, str | None], runner: str) -> dict[str, Any]:
@@ -258,7 +269,9 @@ def split(sc: ScenarioPlan, max_workers: int) -> list[list[Task]]:
 
 
 class _Interrupted(Exception):
-    pass
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 class Runner:
@@ -273,9 +286,11 @@ class Runner:
 
     # -- signals: finish cleanly, keeping what was measured --------------------------------
     def _on_signal(self, signum: int, _frame: Any) -> None:
+        """Stop where the main thread is; ``run`` then kills the workers. The handler itself
+        touches no pipe: it may have interrupted a write to that very pipe, and closing it
+        here would fail as a reentrant call (a traceback instead of exit 130 or 143)."""
         self._stop = True
-        self.pool.close_all(kill=True)
-        raise _Interrupted(signal.Signals(signum).name)
+        raise _Interrupted(signum)
 
     def _save(self, results: list[dict[str, Any]] = (), environments: dict[str, Any] | None = None,
               noise: list[dict[str, Any]] = (), breakdowns: list[dict[str, Any]] = (),
@@ -294,8 +309,8 @@ class Runner:
                 if self._stop:
                     break
                 self._run_scenario(sc)
-        except _Interrupted:
-            self.report.interrupted = True
+        except _Interrupted as exc:
+            self.report.signum = exc.signum
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
