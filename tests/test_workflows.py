@@ -456,7 +456,7 @@ def script_extras(run: str) -> str | None:
 
 
 CACHE_KEY_PARTS = ("${{ runner.os }}", "${{ runner.arch }}", "${{ env.PYTHON_VERSION }}", "${{ env.TFPERF_EXTRAS }}",
-                   "${{ hashFiles('pyproject.toml') }}")
+                   "${{ hashFiles('pyproject.toml', 'scripts/ci/*-requirements.txt') }}")
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
@@ -907,3 +907,50 @@ def test_build_step_sets_site_url_so_the_sitemap_names_the_site(tmp_path: Path) 
     assert out.returncode == 0, out.stdout + out.stderr
     assert "example.invalid" not in (repo / "without" / "sitemap.xml").read_text(encoding="utf-8")
     assert build("bad", SITE_URL="example.invalid").returncode == 64
+
+
+# ---------------------------------------------------------------- the job holding a write token installs a lock
+
+LOCK = SCRIPTS / "merge-requirements.txt"
+
+
+def test_the_job_with_a_write_token_installs_a_hashed_lock_of_the_runtime_dependencies() -> None:
+    job = by_name("merge-results.yml")["jobs"]["merge"]
+    assert ROOT / job["env"]["TFPERF_LOCK"] == LOCK
+    text = LOCK.read_text(encoding="utf-8")
+    reqs = re.findall(r"^([A-Za-z0-9_.-]+)==(\S+) \\$", text, re.M)
+    lines = [line for line in text.splitlines() if line and not line.startswith(("#", " "))]
+    assert len(reqs) == len(lines), "every requirement is pinned with =="
+    blocks = re.split(r"^(?=[A-Za-z0-9_.-]+==)", text, flags=re.M)[1:]
+    assert all("--hash=sha256:" in b for b in blocks), "every requirement has its hashes"
+    pinned = {name.lower().replace("_", "-") for name, _ in reqs}
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    deps = re.search(r"^dependencies = \[(.*?)\]", pyproject, re.M | re.S)
+    assert deps
+    for dep in re.findall(r'"([A-Za-z0-9_.-]+)', deps[1]):
+        assert dep.lower().replace("_", "-") in pinned, f"{dep} is a dependency but not in the lock"
+
+
+def test_env_installs_the_lock_and_nothing_else(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "ci").mkdir(parents=True)
+    shutil.copy2(SCRIPTS / "env.sh", repo / "scripts" / "ci" / "env.sh")
+    (repo / "scripts" / "ci" / "lock.txt").write_text("x==1 \\\n    --hash=sha256:00\n", encoding="utf-8")
+    (repo / "scripts" / "setup").write_text(f"#!/bin/sh\necho setup >> {tmp_path}/log\n", encoding="utf-8")
+    (repo / "scripts" / "setup").chmod(0o755)
+    # A "python3" that makes a venv whose python logs what it is asked to do.
+    fake = tmp_path / "python3"
+    fake.write_text(f'#!/bin/sh\nmkdir -p "$3/bin"\nprintf \'#!/bin/sh\\necho "$@" >> {tmp_path}/log\\n\' > "$3/bin/python"\n'
+                    'chmod +x "$3/bin/python"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    script = f'. "{repo}/scripts/ci/env.sh"; tfperf_env test && echo "PY=$PY"'
+    env = {"PATH": os.environ["PATH"], "PYTHON": str(fake), "TFPERF_LOCK": "scripts/ci/lock.txt"}
+    for _ in range(2):   # the second time the venv already holds this lock: nothing to install
+        out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, env=env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().endswith(f"PY={repo}/.venv/bin/python")
+    log = (tmp_path / "log").read_text(encoding="utf-8").splitlines()
+    assert log == [f"-m pip install --quiet --require-hashes --only-binary=:all: --no-deps -r {repo}/scripts/ci/lock.txt"]
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                         env={**env, "TFPERF_LOCK": "scripts/ci/missing.txt"})
+    assert out.returncode != 0 and "missing.txt does not exist" in out.stderr

@@ -5,8 +5,9 @@
 #   tfperf_env EXTRAS        EXTRAS: comma-separated extras of pyproject.toml ("tf,test")
 #
 # TFPERF_VENV=/path/to/venv  use that venv as it is, install nothing (e.g. TFPERF_VENV=.venv after scripts/setup);
+# TFPERF_LOCK=FILE           install exactly that hashed lock into ./.venv (the merge job: see below);
 # otherwise                  TFPERF_EXTRAS=EXTRAS scripts/setup builds ./.venv with
-#                            `pip install -e ".[EXTRAS]"` (the one place install logic lives;
+#                            `pip install -e ".[EXTRAS]"` (the one place the project is installed;
 #                            CI runners take this path).
 #
 # Afterwards: $PY is the venv's python, its bin/ is first on PATH, and PYTHONPATH puts this
@@ -17,6 +18,10 @@ export TFPERF_ROOT
 
 tfperf_env() {
     local extras="$1"
+    if [ -z "${TFPERF_VENV:-}" ] && [ -n "${TFPERF_LOCK:-}" ]; then
+        tfperf_locked_venv "$TFPERF_LOCK" || return 1
+        TFPERF_VENV="$TFPERF_ROOT/.venv"
+    fi
     if [ -z "${TFPERF_VENV:-}" ]; then
         if [ ! -x "$TFPERF_ROOT/scripts/setup" ]; then
             echo "scripts/ci: scripts/setup is missing; set TFPERF_VENV=/path/to/venv to use an existing one" >&2
@@ -34,6 +39,26 @@ tfperf_env() {
     export PYTHONPATH="$TFPERF_ROOT/bench${PYTHONPATH:+:$PYTHONPATH}"
     PY="$TFPERF_VENV/bin/python"
     export PY
+}
+
+# TFPERF_LOCK=FILE (the merge job, which holds a write token): ./.venv gets exactly the hashed
+# lock FILE (pip --require-hashes, wheels only, no dependency resolution) and nothing else;
+# tfperf itself runs from bench/ on PYTHONPATH. So no unpinned package runs beside the token.
+tfperf_locked_venv() {
+    local lock="$1" venv="$TFPERF_ROOT/.venv"
+    case "$lock" in /*) ;; *) lock="$TFPERF_ROOT/$lock";; esac
+    if [ ! -f "$lock" ]; then
+        echo "scripts/ci: TFPERF_LOCK: $lock does not exist" >&2
+        return 1
+    fi
+    if [ ! -x "$venv/bin/python" ]; then
+        "${PYTHON:-python3}" -m venv "$venv" || return 1
+    fi
+    if ! cmp -s "$lock" "$venv/.tfperf-lock"; then
+        echo "scripts/ci: installing the hashed lock ${lock#"$TFPERF_ROOT"/} into $venv"
+        "$venv/bin/python" -m pip install --quiet --require-hashes --only-binary=:all: --no-deps -r "$lock" || return 1
+        cp "$lock" "$venv/.tfperf-lock"
+    fi
 }
 
 # The tfperf command of the environment, running this checkout's package.
