@@ -297,8 +297,9 @@ def test_append_creates_adds_and_refuses_duplicates(tmp_path: Path) -> None:
     doc = store.append(path, runner_label="test-runner", profile="quick", results=[r1])  # identical: no copy
     assert len(doc["results"]) == 2
     again = make_result(1, median=0.002, finished_at="2026-05-02T00:00:00+00:00")
-    with pytest.raises(ResultsFileError, match="already has an ok result.*--force"):
+    with pytest.raises(ResultsFileError, match="already has an ok result.*refusing") as refused:
         store.append(path, runner_label="test-runner", profile="quick", results=[again])
+    assert "--force" not in str(refused.value)     # a hint to force would store the case twice
     assert len(store.load(path)["results"]) == 2
     doc = store.append(path, runner_label="test-runner", profile="quick", results=[again], force=True)
     same_case = [r for r in doc["results"] if r["case_id"] == r1["case_id"]]

@@ -36,8 +36,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         options.runner = args.runner
     report = run(options)
     verb = "interrupted after" if report.interrupted else "ran"
-    print(f"{verb} {report.ran} case(s) ({report.failed} failed), skipped {report.skipped} already measured, "
-          f"in {report.seconds:.1f} s -> {report.path}")
+    meanwhile = f" ({report.meanwhile} of them stored by another run meanwhile)" if report.meanwhile else ""
+    print(f"{verb} {report.ran} case(s) ({report.failed} failed), skipped {report.skipped} already measured"
+          f"{meanwhile}, in {report.seconds:.1f} s -> {report.path}")
     for n in report.noise:
         print(f"  noise (A/A) {n['case_id']}: ratio {n['ratio']:.3f} [{n['ci_low']:.3f}, {n['ci_high']:.3f}]")
     loaded = [s for s in report.scenarios if s.get("loaded")]

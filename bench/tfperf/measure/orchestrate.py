@@ -2,7 +2,9 @@
 measure each scenario side by side in interleaved rounds (one live worker per settings
 group, see ``tfperf.measure.scenario``), turn crashes into failure records, and append
 each scenario's records to the results file as soon as it ends (an interrupted run keeps
-every scenario it finished).
+every scenario it finished). Two runs on one results file share its scenarios: each
+claims a scenario before measuring it, and leaves it to the other run while that one holds
+it (``tfperf.measure.cooperate``).
 
 Never imports TensorFlow: versions for the result keys come from package metadata.
 """
@@ -12,15 +14,16 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import HARNESS_VERSION, stats, store
 from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
-from ..store.ids import key_hash
+from ..store.claims import Claims
 from . import envinfo
+from .cooperate import Stored, breakdowns_left, missing, read_stored
 from .pool import Pool, default_max_live
 from .progress import Progress
 from .rounds import RoundRule
@@ -77,6 +80,7 @@ class Plan:
     scenarios: list[ScenarioPlan]
     skipped: int
     total_cases: int
+    stored: Stored = field(default_factory=Stored)   # what the results file held when planned
 
     @property
     def n_tasks(self) -> int:
@@ -87,6 +91,7 @@ class Plan:
 class Report:
     ran: int = 0
     skipped: int = 0
+    meanwhile: int = 0            # of the skipped: stored by another run while this one ran
     failed: int = 0
     noise: list[dict[str, Any]] = field(default_factory=list)
     scenarios: list[dict[str, Any]] = field(default_factory=list)
@@ -124,10 +129,6 @@ def _case_payload(case: Case, ref: Case | None) -> dict[str, Any]:
         "is_reference": case.is_reference, "slot": f"{case.topic}|{case.params_id}|{case.settings_id}",
         "reference_fn": ref.fn if ref else case.fn, "reference_setup": ref.setup if ref else case.setup,
     }
-
-
-def _existing(path: Path) -> dict[str, Any] | None:
-    return store.load(path) if path.exists() else None
 
 
 def _has(settings: dict[str, str], want: dict[str, Any]) -> bool:
@@ -197,14 +198,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
         topics = [t for t in topics if t.name in options.topics]
     versions = envinfo.package_versions()
     path = store.results_path(options.data_root, options.runner, options.profile)
-    doc = _existing(path)
-    done: set[tuple[str, str]] = set()
-    done_breakdowns: set[str] = set()
-    if doc and not options.force:
-        for r in doc["results"]:
-            if r["status"] == "ok" or not options.retry_failed:
-                done.add((r["case_id"], r["key_hash"]))
-        done_breakdowns = {b["key_hash"] for b in doc["breakdowns"]}
+    stored = read_stored(path, options.force, options.retry_failed)
     out: list[ScenarioPlan] = []
     skipped = total = 0
     for topic in topics:
@@ -221,21 +215,21 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
                 Task(c.case_id, "case", c, key, _case_payload(c, refs.get((c.params_id, c.settings_id)))))
         for pid, tasks in by_params.items():
             total += len(tasks)
-            missing = [t for t in tasks if (t.id, key_hash(t.key)) not in done]
-            if not missing:
+            todo = missing(tasks, stored)
+            if not todo:
                 skipped += len(tasks)
                 continue
             base = baseline_task(topic, tasks)
             n_slots = len(tasks) + 1
             out.append(ScenarioPlan(f"{topic.name}/{pid}", tasks, base,
                                     round_rule(base.case, n_slots, claim_pairs(topic, tasks)),
-                                    _breakdowns(topic, options, tasks, versions, done_breakdowns),
-                                    remeasure=len(missing) < len(tasks)))
-    return Plan(out, skipped, total)
+                                    _breakdowns(topic, options, tasks, versions, stored),
+                                    remeasure=len(todo) < len(tasks)))
+    return Plan(out, skipped, total, stored)
 
 
 def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: dict[str, str | None],
-                done: set[str]) -> list[Task]:
+                stored: Stored) -> list[Task]:
     out = []
     for bd in topic.data.get("breakdowns", []):
         if options.profile not in bd.get("profiles", ["quick", "full"]):
@@ -245,12 +239,10 @@ def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: 
             if c.variant == bd["variant"] and all(str(c.params.get(k)) == str(v) for k, v in bd.get("params", {}).items()) \
                     and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
                 key = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
-                if key_hash(key) in done:
-                    continue
                 payload = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
                            "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
                 out.append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
-    return out
+    return breakdowns_left(out, stored)
 
 
 def split(sc: ScenarioPlan, max_workers: int) -> list[list[Task]]:
@@ -275,10 +267,15 @@ class _Interrupted(Exception):
 
 
 class Runner:
-    """Runs a plan's scenarios; each scenario's records are appended to ``path`` when it ends."""
+    """Runs a plan's scenarios; each scenario's records are appended to ``path`` when it ends.
 
-    def __init__(self, options: RunOptions, path: Path, progress: Progress) -> None:
-        self.options, self.path, self.progress = options, path, progress
+    Each scenario is claimed before it is measured. One that another run holds is left for
+    later, and the scenarios free now go first; at the end the run waits for each one left
+    (saying so), then measures only what the other run did not store meanwhile."""
+
+    def __init__(self, options: RunOptions, path: Path, progress: Progress,
+                 log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> None:
+        self.options, self.path, self.progress, self.log = options, path, progress, log
         self.report = Report(path=path)
         max_live = options.max_workers or default_max_live()
         self.pool = Pool(options.python, options.runner, options.memory_limit_mb, max_live)
@@ -305,10 +302,8 @@ class Runner:
         t0 = time.monotonic()
         old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
-            for sc in plan.scenarios:
-                if self._stop:
-                    break
-                self._run_scenario(sc)
+            with Claims(self.path) as claims:
+                self._run_all(plan, claims)
         except _Interrupted as exc:
             self.report.signum = exc.signum
         finally:
@@ -316,17 +311,50 @@ class Runner:
                 signal.signal(s, h)
             self.pool.close_all(kill=self.report.interrupted)
             self.progress.close()
-        self.report.skipped = plan.skipped
+        self.report.skipped = plan.skipped + self.report.meanwhile
         self.report.seconds = time.monotonic() - t0
         return self.report
+
+    def _run_all(self, plan: Plan, claims: Claims) -> None:
+        later: list[ScenarioPlan] = []
+        for sc in plan.scenarios:
+            if self._stop:
+                return
+            if claims.take(sc.id):
+                self._claimed(sc, plan.stored, claims)
+                continue
+            if not later:
+                self.log(f"\nanother tfperf run is measuring into {self.path}: this run measures first the "
+                         "scenarios that run has not taken, then waits for the others")
+            later.append(sc)
+        for sc in later:
+            if self._stop:
+                return
+            if not claims.take(sc.id):
+                self.log(f"\nwaiting for another tfperf run on {self.path} to finish {sc.id}")
+                claims.wait(sc.id)
+            self._claimed(sc, plan.stored, claims)
+
+    def _claimed(self, sc: ScenarioPlan, planned: Stored, claims: Claims) -> None:
+        """Measure a claimed scenario, unless another run stored its cases since the plan."""
+        try:
+            now = read_stored(self.path, self.options.force, self.options.retry_failed)
+            todo = missing(sc.tasks, now, planned)
+            if not todo:
+                self.report.meanwhile += len(sc.tasks)
+                self.progress.advance(f"{sc.id} (stored by another run)", len(sc.tasks) + len(sc.breakdowns))
+                return
+            self._run_scenario(replace(sc, breakdowns=breakdowns_left(sc.breakdowns, now),
+                                       remeasure=sc.remeasure or len(todo) < len(sc.tasks)))
+        finally:
+            claims.release(sc.id)
 
     def _run_scenario(self, sc: ScenarioPlan) -> None:
         parts = split(sc, self.pool.max_live)
         if len(parts) > 1:
-            print(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups, "
-                  f"{self.pool.max_live} workers fit in memory: measured in {len(parts)} interleaves, each "
-                  "with the baseline's group; speedups between groups of different interleaves are unpaired",
-                  file=sys.stderr)
+            self.log(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups, "
+                     f"{self.pool.max_live} workers fit in memory: measured in {len(parts)} interleaves, each "
+                     "with the baseline's group; speedups between groups of different interleaves are unpaired")
         stored: set[str] = set()
         for i, tasks in enumerate(parts):
             self.pool.retain({t.case.group_key for t in tasks})

@@ -45,6 +45,11 @@ class Progress:
             self._last_line = time.monotonic()
         self.stream.flush()
 
+    def advance(self, name: str, count: int) -> None:
+        """Count ``count`` tasks as done without running them (another run stored them)."""
+        self.done += max(count - 1, 0)
+        self.update(name, finished=count > 0)
+
     def close(self) -> None:
         if self.enabled and self.tty:
             self.stream.write("\n")

@@ -42,7 +42,7 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
             if ident in ok and not force:
                 raise ResultsFileError(str(p), "results",
                                        f"{short(ident[0], 120)} already has an ok result for key {ident[1]}: "
-                                       "refusing to add another (--force adds it and keeps both)")
+                                       "refusing to add a second one; nothing was written")
             stored.add(c)
             fresh.append(r)
             if r.get("status") == "ok":

@@ -1,0 +1,59 @@
+"""What a run finds already stored in its results file, read when it plans and again each
+time it is about to measure a scenario.
+
+Two ``tfperf run`` processes may write one results file (two terminals, or two topics run
+at once). Each claims a scenario before measuring it (:class:`tfperf.store.claims.Claims`)
+and then reads the file again: cases the other run stored meanwhile are not measured a
+second time. Without that second look, the later run would measure them again and then
+either be refused by the store or store every result twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import store
+from ..store.ids import key_hash
+from .scenario import Task
+
+Ident = tuple[str, str]          # (case_id, key_hash): one case measured with one key
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What a results file held when it was read."""
+
+    done: frozenset[Ident] = frozenset()       # needs no new measurement (per --force/--retry-failed)
+    seen: frozenset[Ident] = frozenset()       # has a result of any status
+    breakdowns: frozenset[str] = field(default_factory=frozenset)   # key hashes (empty with --force)
+
+
+def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> Stored:
+    """The file's results as the run sees them: with ``force`` nothing counts as done; with
+    ``retry_failed`` only ok results do; otherwise every result does (a failure is data)."""
+    if not path.exists():
+        return Stored()
+    doc = store.load(path)
+    results = doc["results"]
+    seen = frozenset((r["case_id"], r["key_hash"]) for r in results)
+    if force:
+        return Stored(seen=seen)
+    done = frozenset((r["case_id"], r["key_hash"]) for r in results if r["status"] == "ok" or not retry_failed)
+    return Stored(done=done, seen=seen, breakdowns=frozenset(b["key_hash"] for b in doc["breakdowns"]))
+
+
+def ident(task: Task) -> Ident:
+    return task.id, key_hash(task.key)
+
+
+def missing(tasks: list[Task], now: Stored, planned: Stored | None = None) -> list[Task]:
+    """The tasks that still need measuring: not done now, and (when ``planned`` is what the
+    run saw when it planned) not stored by someone else since, whatever ``--force`` says:
+    forcing re-measures what was there before the run, not what another run just added."""
+    since = now.seen - planned.seen if planned is not None else frozenset()
+    return [t for t in tasks if ident(t) not in now.done and ident(t) not in since]
+
+
+def breakdowns_left(breakdowns: list[Task], now: Stored) -> list[Task]:
+    return [b for b in breakdowns if key_hash(b.key) not in now.breakdowns]
