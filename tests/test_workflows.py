@@ -60,6 +60,7 @@ ALLOWED_WRITES: dict[tuple[str, str], set[str]] = {
     ("bench.yml", "merge"): MERGE_WRITES,       # the caller grants what merge-results needs
     ("bench-gpu.yml", "merge"): MERGE_WRITES,
     ("pages.yml", "deploy"): {"pages", "id-token"},
+    ("pr-bench-comment.yml", "comment"): {"pull-requests"},   # workflow_run: the default branch's code
 }
 
 # GitHub-hosted runner images and the day each is (or was) retired; None: no date announced.
@@ -96,6 +97,7 @@ JOB_MINUTES: dict[tuple[str, str], int] = {
     ("bench-gpu.yml", "bench-gpu"): 120,
     ("tests.yml", "smoke"): 30,
     ("tests.yml", "test"): 45,
+    ("pr-bench.yml", "compare"): 45,
 }
 ANY_JOB_MINUTES = 60
 
@@ -420,7 +422,7 @@ def test_concurrency_group_and_timeouts(path: Path) -> None:
 @pytest.mark.parametrize("workflow,job", sorted(JOB_MINUTES))
 def test_measuring_steps_stop_before_their_job_so_the_upload_runs(workflow: str, job: str) -> None:
     j = by_name(workflow)["jobs"][job]
-    timed = [(run, m) for run, m in step_minutes(j) if re.search(r"(bench|selfcheck|smoke|test)\.sh", run)]
+    timed = [(run, m) for run, m in step_minutes(j) if re.search(r"(bench|selfcheck|smoke|test|compare-pr)\.sh", run)]
     assert timed, f"{workflow}: {job} has no measuring step"
     for run, minutes in timed:
         assert isinstance(minutes, int) and minutes <= j["timeout-minutes"] - 5, f"{workflow}: {job}: {run}"
