@@ -6,6 +6,7 @@
 * ``compare``  – scenarios and recommendations (fastest correct variant vs the default);
 * ``claims``   – claim verdicts per scenario and runner, trends and flips across versions;
 * ``findings`` – the headline table of the home page;
+* ``failures`` – failed results in words ("failed: N cases", the first error);
 * ``dataset``  – all of it computed once: ``analyse(results_root, snippets_dir)``.
 """
 

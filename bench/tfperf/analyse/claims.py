@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from .. import stats
 from .compare import Scenario, exclusion_reason, scenarios
+from .failures import failure_summary
 from .noise import NoiseFloor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
@@ -34,6 +35,7 @@ class ClaimCheck:
     note: str | None = None        # e.g. the faster variant's output is outside tolerance
     detectable: float | None = None  # the smallest speedup (fraction) this measurement could have seen
     direction: str | None = None     # faster / slower / same / unclear
+    failed: tuple[Measurement, ...] = ()   # the side(s) whose result failed (verdict "no data")
 
 
 @dataclass
@@ -68,11 +70,19 @@ class ClaimResult:
         prose branches on (``tfperf.when``)."""
         return outcome(self.checks)
 
+    def failed_text(self, runner: str | None = None) -> str | None:
+        """"failed: N cases (first error: ...)" over the checks whose results failed (on
+        one runner, or all), or None when none failed."""
+        return failure_summary(m for ch in self.checks if runner is None or ch.scenario.runner == runner
+                           for m in ch.failed)
+
     @property
     def summary(self) -> str:
-        """"holds on N of M runners" (runners with data for this claim)."""
+        """"holds on N of M runners" (runners with data for this claim); without any,
+        "failed: N cases (first error: ...)" when its cases were run and failed, else
+        "no results yet"."""
         if not self.runners_with_data:
-            return "no results yet"
+            return self.failed_text() or "no results yet"
         return f"holds on {self.holds_on} of {self.runners_with_data} runner{'s' if self.runners_with_data != 1 else ''}"
 
 
@@ -123,6 +133,10 @@ def _result(claim: dict[str, Any], checks: list[ClaimCheck]) -> ClaimResult:
                        by_runner={r: runner_verdict(v) for r, v in sorted(per_runner.items())})
 
 
+def _failed(*sides: Measurement) -> tuple[Measurement, ...]:
+    return tuple(m for m in sides if m.status != "ok")
+
+
 def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, note: str | None) -> ClaimCheck:
     """A claim's verdict in one scenario, with the smallest effect it could have detected.
     The margin is the larger of the noise floor and the claim's minimum effect
@@ -146,7 +160,7 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
         if not (f.ok and s.ok):
             bad = f if not f.ok else s
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
-                                     f"{bad.variant}: {exclusion_reason(bad)}"))
+                                     f"{bad.variant}: {exclusion_reason(bad)}", failed=_failed(f, s)))
             continue
         nf = pair_noise(noise, s, f, sc.topic)
         r = cache.speedup(s, f)
@@ -189,7 +203,7 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
         if not (f.ok and s.ok):
             bad = f if not f.ok else s
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
-                                     f"{bad.settings_id}: {exclusion_reason(bad)}"))
+                                     f"{bad.settings_id}: {exclusion_reason(bad)}", failed=_failed(f, s)))
             continue
         nf = pair_noise(noise, s, f, topic)
         r = cache.speedup(s, f)

@@ -14,7 +14,7 @@ class Finding:
     topic_title: str
     claim_id: str
     text: str
-    summary: str                      # "holds on N of M runners" or "no results yet"
+    summary: str                      # "holds on N of M runners", "failed: N cases (first error: ...)" or "no results yet"
     counts: dict[str, int]            # verdict -> number of scenarios
     speedup_min: float | None         # smallest and largest point estimate over scenarios
     speedup_max: float | None

@@ -4,6 +4,7 @@
 * ``charts``     – Vega-Lite specs of a topic's results;
 * ``embed``      – a chart as HTML (vega-embed + SVG fallback, cached);
 * ``directives`` – the placeholders pages carry; ``blocks``/``inline`` render them;
+* ``failures``   – the Data page's list of failed results (every topic, with or without a page);
 * ``notebooks``  – a topic's snippet as a notebook (jupytext);
 * ``site``       – one site build; ``mkdocs_hook`` connects it to MkDocs events.
 """

@@ -21,6 +21,7 @@ from .context import (DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, proven
                       stale_mark, verdict_badge)
 from .directives import Directive, DirectiveError
 from .embed import chart_html
+from .failures import block_failures
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
                    times_ci)
 from .topic_blocks import EXTRA_BLOCKS
@@ -183,8 +184,9 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
             mine = [ch for ch in cr.checks if ch.scenario.runner == runner]
             pts = [ch.ratio.point for ch in mine if ch.ratio]
             rng = f"; speedup {times(min(pts))}–{times(max(pts))}" if pts else ""
+            failed = cr.failed_text(runner) if v == NO_DATA else None
             per_runner.append(join([element("code", runner), ": ", verdict_badge(v),
-                                    f" ({counts_text(mine)}{rng})"]))
+                                    f" ({failed or counts_text(mine) + rng})"]))
         flag = element("span", "verdict flipped between versions", class_="tfperf-flip") if cr.id in flips else ""
         rows.append([join([cr.claim.get("text", cr.id), Markup("<br>"), element("small", cr.id)]),
                      element("strong", cr.summary), join(per_runner, Markup("<br>")) or "–", flag,
@@ -371,6 +373,7 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
     "trends": block_trends, "breakdown": block_breakdown, "notebook": block_notebook,
     "findings": block_findings, "runners": block_runners, "datafiles": block_datafiles, "errors": block_errors,
+    "failures": block_failures,
 }
 NEEDS_TOPIC = {"chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "settings", "metrics", "breakeven", "tenrun"}

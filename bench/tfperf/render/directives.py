@@ -9,6 +9,7 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:breakdown predict_vs_call -->
     <!-- tfperf:notebook predict_vs_call -->
     <!-- tfperf:findings -->   <!-- tfperf:runners -->   <!-- tfperf:datafiles -->   <!-- tfperf:errors -->
+    <!-- tfperf:failures -->
     <!-- tfperf:chart cpu_threads view=settings x=threads color=onednn facet=model row=batch -->
     <!-- tfperf:settings cpu_threads threads=default,inter1,omp1 onednn=1 -->
     <!-- tfperf:metrics serving_formats fields=load_s,convert_s,file_bytes -->
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "findings", "runners", "datafiles", "errors", "settings", "metrics", "breakeven", "tenrun")
+               "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.M)
