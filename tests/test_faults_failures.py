@@ -1,5 +1,5 @@
-"""Failures where readers look (no TensorFlow): a claim whose variant only failed, and the
-failures of a topic without a page.
+"""Failures where readers look (no TensorFlow): a claim whose variant only failed, the
+failures of a topic without a page, and a results file from a newer tfperf.
 
 The data is the frozen fixture tests/fixtures/results/valid.json, in which the variant
 predict_on_batch only ever timed out with an error that carries a <script> tag; the topic
@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from tfperf import __version__, store
 from tfperf.analyse import Dataset, analyse
+from tfperf.cli import main
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import parse_block, parse_inline
 from tfperf.render.embed import SvgCache
 from tfperf.render.inline import render_inline
+from tfperf.store.versions import newer_than_this, release
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -79,3 +82,31 @@ def test_failures_of_a_topic_without_a_page_are_listed_on_the_data_page(ds: Data
     (tmp_path / "ok" / RUNNER).mkdir(parents=True)
     (tmp_path / "ok" / RUNNER / "quick.json").write_text(json.dumps(doc), encoding="utf-8")
     assert "No current result is a failure." in _render(analyse(tmp_path / "ok", SNIPPETS), "failures")
+
+
+def test_merging_a_file_from_a_newer_tfperf_warns_with_both_versions(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Fault: `tfperf merge` given a results file written by a newer tfperf (its `tfperf_version` is later than this checkout's).
+    Happens: the file is merged, and a warning on stderr names the file, its tfperf version and this one, and says to update and merge again; exit status 0.
+    Kept: every record of the file, merged; files from this tfperf or with an unnumbered version merge without the warning."""
+    doc = json.loads(VALID.read_text(encoding="utf-8"))
+    doc["tfperf_version"] = "99.0.0"
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["merge", "--data", str(tmp_path / "data"), str(newer)]) == 0
+    out, err = capsys.readouterr()
+    assert f"merged {newer}" in out
+    assert f"warning: {newer} was written by tfperf 99.0.0, newer than this tfperf {__version__}" in err
+    merged = store.load(store.results_path(tmp_path / "data", RUNNER, "quick"))
+    assert len(merged["results"]) == len(doc["results"])
+    for version in (__version__, "fixture"):
+        doc["tfperf_version"] = version
+        same = tmp_path / f"same-{version}.json"
+        same.write_text(json.dumps(doc), encoding="utf-8")
+        assert main(["merge", "--data", str(tmp_path / f"data-{version}"), str(same)]) == 0
+        assert "newer than this tfperf" not in capsys.readouterr().err
+    # How versions compare: numeric releases; anything else is never "newer".
+    assert release("0.2.0rc1") == (0, 2) and release("1.0") == release("1") == (1,)
+    assert release("fixture") is None and release("9" * 5000) is None and release(None) is None
+    assert newer_than_this("0.10.0", "0.9.1") and not newer_than_this("0.1", "0.1.0")
+    assert not newer_than_this("fixture", "0.1.0") and not newer_than_this("1.0.0", "fixture")

@@ -3,6 +3,8 @@
 Read:   ``load(path)``, ``load_dir(root)``, ``validate(doc, path)``, ``migrate(doc, path)``
 Write:  ``new_doc(...)``, ``write_atomic(path, doc)``, ``append(path, ...)`` (locked)
 Merge:  ``merge_docs(docs)``, ``merge_into(data_root, paths)`` (the CI merge step)
+Also:   ``claims.Claims`` (which run is measuring which scenario of a file), ``versions``
+        (which tfperf wrote a file, for the merge's warning)
 """
 
 from .append import append

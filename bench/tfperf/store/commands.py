@@ -10,8 +10,9 @@ import argparse
 import sys
 
 from ..errors import ResultsFileError
-from .files import find_files, load, record_count
-from .intake import merge_into
+from .files import find_files, load, read, record_count
+from .intake import MergeReport, merge_into
+from .versions import newer_warning
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -38,11 +39,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    """Merge artifacts into the data folder; exit 1 if any artifact was rejected."""
+    """Merge artifacts into the data folder; exit 1 if any artifact was rejected. An artifact
+    written by a newer tfperf is merged with a warning naming both versions."""
     report = merge_into(args.data, args.artifacts)
     for line in report.lines():
         print(line, file=sys.stderr if line.startswith("rejected") else sys.stdout)
+    for line in _newer_writers(report):
+        print(line, file=sys.stderr)
     return 0 if report.ok else 1
+
+
+def _newer_writers(report: MergeReport) -> list[str]:
+    """Warnings for the accepted artifacts that a newer tfperf wrote. They loaded once in
+    the merge, so reading them again cannot fail on their content."""
+    accepted = sorted({src for src, *_ in report.merged} | {src for src, _ in report.duplicates}, key=str)
+    out = []
+    for src in accepted:
+        try:
+            doc = read(src)
+        except ResultsFileError:      # changed on disk since the merge read it: nothing to say
+            continue
+        warning = newer_warning(str(src), doc) if isinstance(doc, dict) else None
+        if warning:
+            out.append(warning)
+    return out
 
 
 def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -56,7 +76,8 @@ def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]
     m = subparsers.add_parser("merge", help="validate artifacts and merge them into data/",
                               description="Validate results files from runners or contributors and merge the "
                                           "valid ones into DATA/results/<runner>/<profile>.json. Malformed files "
-                                          "are rejected (exit 1); the others are still merged. Idempotent.")
+                                          "are rejected (exit 1); the others are still merged. Idempotent. A file "
+                                          "written by a newer tfperf is merged with a warning naming both versions.")
     m.add_argument("--data", default="data", help="the data folder (default: data)")
     m.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="results file or folder of them")
     m.set_defaults(handler=cmd_merge)
