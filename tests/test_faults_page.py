@@ -28,7 +28,8 @@ def test_every_fault_test_has_a_row_and_every_row_a_test() -> None:
     text = " ".join(r.fault for r in rows)
     for needle in ("SIGINT", "SIGTERM", "SIGKILL", "same moment", "malformed JSON", "unknown schema version",
                    "NaN", "missing", "raises", "hangs", "kills its worker", "memory", "script", "path traversal",
-                   "twice"):
+                   "twice", "same topic", "another run on the same results file", "only failed results",
+                   "has no page", "newer tfperf"):
         assert needle in text, needle
 
 
