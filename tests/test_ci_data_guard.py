@@ -88,6 +88,7 @@ def test_the_list_of_case_ids_is_capped_in_the_message() -> None:
     ("gha-ubuntu24-x86_64", "gha-ubuntu24-x86_64", True),
     ("box", "gha-macos15-arm64", True),       # a file claiming the label from elsewhere
     ("github-box", "github-box", False),
+    ("selfhosted-gpu-a100", "selfhosted-gpu-a100", True),
 ])
 def test_gha_labels_are_reserved(runner_dir: str, label: str, bad: bool) -> None:
     d = doc(1, runner=label)

@@ -903,7 +903,8 @@ def test_build_step_sets_site_url_so_the_sitemap_names_the_site(tmp_path: Path) 
 
     out = build("with-url", SITE_URL="https://example.invalid/tfperf")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "<loc>https://example.invalid/tfperf/</loc>" in (repo / "with-url" / "sitemap.xml").read_text(encoding="utf-8")
+    sitemap = (repo / "with-url" / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://example.invalid/tfperf/</loc>" in sitemap
     assert sorted(p.name for p in repo.iterdir()) == ["docs", "mkdocs.yml", "scripts", "with-url"], "config left behind"
     out = build("without")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -942,7 +943,8 @@ def test_env_installs_the_lock_and_nothing_else(tmp_path: Path) -> None:
     (repo / "scripts" / "setup").chmod(0o755)
     # A "python3" that makes a venv whose python logs what it is asked to do.
     fake = tmp_path / "python3"
-    fake.write_text(f'#!/bin/sh\nmkdir -p "$3/bin"\nprintf \'#!/bin/sh\\necho "$@" >> {tmp_path}/log\\n\' > "$3/bin/python"\n'
+    fake.write_text(f'#!/bin/sh\nmkdir -p "$3/bin"\n'
+                    f'printf \'#!/bin/sh\\necho "$@" >> {tmp_path}/log\\n\' > "$3/bin/python"\n'
                     'chmod +x "$3/bin/python"\n', encoding="utf-8")
     fake.chmod(0o755)
     script = f'. "{repo}/scripts/ci/env.sh"; tfperf_env test && echo "PY=$PY"'
@@ -952,7 +954,8 @@ def test_env_installs_the_lock_and_nothing_else(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip().endswith(f"PY={repo}/.venv/bin/python")
     log = (tmp_path / "log").read_text(encoding="utf-8").splitlines()
-    assert log == [f"-m pip install --quiet --require-hashes --only-binary=:all: --no-deps -r {repo}/scripts/ci/lock.txt"]
+    assert log == ["-m pip install --quiet --require-hashes --only-binary=:all: --no-deps "
+                   f"-r {repo}/scripts/ci/lock.txt"]
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
                          env={**env, "TFPERF_LOCK": "scripts/ci/missing.txt"})
     assert out.returncode != 0 and "missing.txt does not exist" in out.stderr

@@ -2,7 +2,7 @@
 # The data guard of a pull request (tests / data): every results file the pull request adds,
 # changes or deletes under data/ must keep every record of the base's file (it equals the merge
 # of the base's file and its own: results are added, never removed or rewritten; the case ids of
-# removed ones are named), and only the benchmarks bot may touch the gha-* runners' files.
+# removed ones are named), and only the benchmarks bot may touch the gha-* and selfhosted-* runners' files.
 #
 # Usage: scripts/ci/check-data-pr.sh [BASE]      (default: HEAD^1, the base side of the merge
 #        commit that a pull_request run checks out; needs fetch-depth: 2)

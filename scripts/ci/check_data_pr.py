@@ -4,7 +4,7 @@ the pull request adds, changes or deletes under data/ is compared with the base'
 
 * it must equal the merge of the base's file and its own: results may be added (a new
   measurement of a case included), never removed or rewritten; a finding names the case ids;
-* runner labels ``gha-*`` belong to the benchmarks workflow's bot: nobody else's pull
+* runner labels ``gha-*`` and ``selfhosted-*`` belong to the benchmarks workflow's bot: nobody else's pull
   request may add or change such a file.
 
 Usage: python scripts/ci/check_data_pr.py [--base REV] [--head REV] [--author LOGIN]
@@ -79,7 +79,8 @@ def check(base: str, head: str, bot: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="A data pull request only adds results; gha-* labels are the bot's.")
+    p = argparse.ArgumentParser(description="A data pull request only adds results; gha-* and selfhosted-* "
+                                            "labels are the bot's.")
     p.add_argument("--base", default="HEAD^1", help="the base side (default: HEAD^1, the base of the merge commit "
                                                     "a pull_request run checks out)")
     p.add_argument("--head", default="HEAD", help="the pull request side (default: HEAD)")
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     n = len(changed_files(args.base, args.head))
     if problems:
         print(f"check_data_pr: {len(problems)} problem(s) in {n} changed results file(s); results may only be "
-              f"added (see docs on contributing), and gha-* runners are measured by the workflow", file=sys.stderr)
+              f"added, and gha-*/selfhosted-* runners are measured by the workflows", file=sys.stderr)
         return 1
     print(f"check_data_pr: {n} changed results file(s) only add results"
           + (" (the benchmarks bot's pull request)" if bot else ""))

@@ -39,6 +39,7 @@ while IFS= read -r path; do
     esac
 done < <(git diff --name-only "$base_sha" HEAD -- snippets bench)
 if [ "$only_snippets" = 1 ] && [ -n "$topics" ]; then
+    # shellcheck disable=SC2086  # split the list on purpose
     topics="$(printf '%s\n' $topics | LC_ALL=C sort -u | while read -r t; do [ -f "snippets/$t.yaml" ] && printf '%s ' "$t"; done)"
 else
     topics=""

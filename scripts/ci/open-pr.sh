@@ -59,7 +59,7 @@ cleanup() {
 trap cleanup EXIT
 
 pushed=""
-for attempt in 1 2 3; do
+for _try in 1 2 3; do
     if [ "$dry" = 1 ]; then
         base_sha="$(git rev-parse --verify "refs/heads/$base^{commit}")"
         lease="" pr=""

@@ -7,9 +7,9 @@ the newer one counts, the older one stays as history). Anything else removed som
 and the finding names it: the case ids of the records that are gone, the scenarios, the
 environments.
 
-Runner labels starting ``gha-`` are the results of the project's own GitHub-hosted runners,
-written only by the benchmarks workflow's bot: a pull request from anyone else that adds or
-changes such a file (or a file claiming such a label) is refused.
+Runner labels starting ``gha-`` (the project's GitHub-hosted runners) or ``selfhosted-`` (its GPU
+runner's default label) are written only by the benchmarks workflows' bot: a pull request
+from anyone else that adds or changes such a file (or a file claiming such a label) is refused.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .merge import SORT_KEYS, MergeError, canonical, merge_docs
 
 Doc = dict[str, Any]
 
-BOT_PREFIXES: tuple[str, ...] = ("gha-",)
+BOT_PREFIXES: tuple[str, ...] = ("gha-", "selfhosted-")   # hosted runners; the GPU runner's default label
 
 
 @dataclass
