@@ -959,3 +959,28 @@ def test_env_installs_the_lock_and_nothing_else(tmp_path: Path) -> None:
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
                          env={**env, "TFPERF_LOCK": "scripts/ci/missing.txt"})
     assert out.returncode != 0 and "missing.txt does not exist" in out.stderr
+
+
+def test_what_the_merge_job_runs_imports_only_the_lock_and_the_standard_library() -> None:
+    """If tfperf's store, CLI or regression report start importing another package, the locked
+    merge job breaks: add it to pyproject.toml's dependencies and regenerate the lock."""
+    code = ("import sys, json\n"
+            "import tfperf.cli, tfperf.store.commands, tfperf.store.guard, tfperf.analyse.commands, "
+            "tfperf.analyse.regress\n"
+            "tfperf.cli.build_parser()\n"
+            "top = {m.split('.')[0] for m in sys.modules}\n"
+            "print(json.dumps(sorted(top - set(sys.stdlib_module_names) - set(sys.builtin_module_names))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "bench")})
+    assert out.returncode == 0, out.stderr
+    imported = set(json.loads(out.stdout.splitlines()[-1])) - {"__main__", "tfperf", "_distutils_hack"}
+    imported = {m for m in imported if not m.startswith("__editable__")}
+    # jsonschema's format checkers import these when present and do without them otherwise
+    # (the merge job's locked venv, checked by hand, validates and merges without them).
+    imported -= {"idna", "fqdn", "rfc3339_validator", "rfc3986_validator", "rfc3987", "rfc3987_syntax", "webcolors",
+                 "jsonpointer", "uri_template", "isoduration"}
+    import_names = {"attrs": "attr", "pyyaml": "yaml", "rpds-py": "rpds", "typing-extensions": "typing_extensions",
+                    "jsonschema-specifications": "jsonschema_specifications"}
+    locked = {import_names.get(n.lower(), n.lower().replace("-", "_"))
+              for n in re.findall(r"^([A-Za-z0-9_.-]+)==", LOCK.read_text(encoding="utf-8"), re.M)} | {"attrs"}
+    assert imported <= locked, f"imported but not in the lock: {sorted(imported - locked)}"
