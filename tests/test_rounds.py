@@ -10,8 +10,14 @@ from collections import Counter
 
 import pytest
 
+from typing import TYPE_CHECKING
+
 from tfperf import stats
 from tfperf.measure.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+
+if TYPE_CHECKING:
+    from tfperf.analyse.claims import ClaimCheck
+    from tfperf.analyse.ratios import Ratio
 
 SLOTS = [Slot("g1", "a"), Slot("g1", "b"), Slot("g2", "a2"), Slot("g2", "b2"), Slot("g1", "a", aa=True)]
 
@@ -221,18 +227,43 @@ def test_verdict_keeps_its_old_signature() -> None:
     assert stats.verdict(0.9, 1.2, 0.05) == stats.INCONCLUSIVE
 
 
-def test_a_claim_counts_only_speedups_of_its_minimum_effect() -> None:
-    """A tight 3% speedup under a 1% noise floor: below the default minimum effect of 5%
-    the claim is refuted (level), unless the claim asks for less."""
+def _claim_check(ratio: "Ratio", within_tolerance: bool | None = True, **claim: object) -> "ClaimCheck":
+    from types import SimpleNamespace
+
     from tfperf.analyse.claims import _check
     from tfperf.analyse.compare import Scenario
     from tfperf.analyse.noise import NoiseFloor
+
+    winner = SimpleNamespace(within_tolerance=within_tolerance)     # all _check reads of the winner
+    return _check({"id": "c", **claim}, Scenario("box", "t", {}, {}), ratio, NoiseFloor(0.01, "A/A"),
+                  winner, "fast")  # type: ignore[arg-type]
+
+
+def test_a_claim_counts_only_speedups_of_its_minimum_effect() -> None:
+    """A tight 3% speedup under a 1% noise floor: below the default minimum effect of 5%
+    the claim is refuted (level), unless the claim asks for less."""
     from tfperf.analyse.ratios import Ratio
 
-    sc = Scenario("box", "t", {}, {})
-    r, nf = Ratio(1.03, 1.02, 1.04, paired=True, n=40), NoiseFloor(0.01, "A/A")
+    r = Ratio(1.03, 1.02, 1.04, paired=True, n=40)
     assert stats.MIN_EFFECT == 0.05
-    default = _check({"id": "c"}, sc, r, nf, None)
+    default = _claim_check(r)
     assert default.verdict == stats.REFUTED and default.direction == "same"
-    assert _check({"id": "c", "min_effect": 0}, sc, r, nf, None).verdict == stats.HOLDS
-    assert _check({"id": "c", "min_effect": 0.1}, sc, Ratio(1.2, 1.15, 1.25), nf, None).verdict == stats.HOLDS
+    assert _claim_check(r, min_effect=0).verdict == stats.HOLDS
+    assert _claim_check(Ratio(1.2, 1.15, 1.25), min_effect=0.1).verdict == stats.HOLDS
+
+
+def test_a_wrong_output_never_wins() -> None:
+    """Three times faster, but the winner's output is outside tolerance: refuted, and the
+    prose and the counts say so."""
+    from tfperf.analyse.claims import counts_text, in_words
+    from tfperf.analyse.ratios import Ratio
+
+    fast = Ratio(3.0, 2.9, 3.1, paired=True, n=40)
+    assert _claim_check(fast).verdict == stats.HOLDS
+    wrong = _claim_check(fast, within_tolerance=False)
+    assert wrong.verdict == stats.REFUTED and wrong.wrong_output
+    assert wrong.note is not None and wrong.note.startswith("refuted: wrong output")
+    assert in_words(wrong) == stats.REFUTED
+    assert counts_text([wrong, _claim_check(fast)]) == "holds in 1, refuted in 1, unclear in 0 of 2 scenarios"
+    # Unknown tolerance (no reference to compare with) is not a wrong output.
+    assert _claim_check(fast, within_tolerance=None).verdict == stats.HOLDS

@@ -36,6 +36,7 @@ class ClaimCheck:
     detectable: float | None = None  # the smallest speedup (fraction) this measurement could have seen
     direction: str | None = None     # faster / slower / same / unclear
     failed: tuple[Measurement, ...] = ()   # the side(s) whose result failed (verdict "no data")
+    wrong_output: bool = False       # the claimed winner's output is outside tolerance: refuted
 
 
 @dataclass
@@ -91,6 +92,8 @@ def in_words(check: ClaimCheck) -> str:
     way beyond the noise; "inconclusive" when the two are level within it (a claim refuted
     because there is no effect) or when the interval is too wide to tell."""
     if check.verdict == stats.DOES_NOT_HOLD:
+        if check.wrong_output:
+            return stats.DOES_NOT_HOLD
         return stats.DOES_NOT_HOLD if check.direction in (None, "slower") else stats.INCONCLUSIVE
     return check.verdict
 
@@ -137,14 +140,22 @@ def _failed(*sides: Measurement) -> tuple[Measurement, ...]:
     return tuple(m for m in sides if m.status != "ok")
 
 
-def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, note: str | None) -> ClaimCheck:
+def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, winner: Measurement,
+           winner_name: str) -> ClaimCheck:
     """A claim's verdict in one scenario, with the smallest effect it could have detected.
     The margin is the larger of the noise floor and the claim's minimum effect
-    (``min_effect: 0.1`` for 10%; :data:`tfperf.stats.MIN_EFFECT` when it names none)."""
+    (``min_effect: 0.1`` for 10%; :data:`tfperf.stats.MIN_EFFECT` when it names none).
+
+    A claimed winner whose output is outside tolerance never wins: however fast, the
+    claim is "refuted: wrong output" (speed bought with a wrong answer is no advice)."""
     min_effect = claim.get("min_effect")
     v = stats.judge(r.point, r.low, r.high, nf.value,
                     stats.MIN_EFFECT if min_effect is None else float(min_effect))
-    return ClaimCheck(str(claim.get("id")), sc, r, nf, v.state, note, detectable=v.detectable, direction=v.direction)
+    wrong = winner.within_tolerance is False
+    state = stats.DOES_NOT_HOLD if wrong else v.state
+    note = f"refuted: wrong output ({winner_name}'s output is outside tolerance)" if wrong else None
+    return ClaimCheck(str(claim.get("id")), sc, r, nf, state, note, detectable=v.detectable, direction=v.direction,
+                      wrong_output=wrong)
 
 
 def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise],
@@ -164,10 +175,7 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
             continue
         nf = pair_noise(noise, s, f, sc.topic)
         r = cache.speedup(s, f)
-        note = None
-        if f.within_tolerance is False:
-            note = f"{faster}'s output is outside tolerance"
-        checks.append(_check(claim, sc, r, nf, note))
+        checks.append(_check(claim, sc, r, nf, f, faster))
     return _result(claim, checks)
 
 
@@ -207,8 +215,7 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
             continue
         nf = pair_noise(noise, s, f, topic)
         r = cache.speedup(s, f)
-        note = f"{f.settings_id}: output outside tolerance" if f.within_tolerance is False else None
-        checks.append(_check(claim, sc, r, nf, note))
+        checks.append(_check(claim, sc, r, nf, f, f.settings_id))
     checks.sort(key=lambda c: c.scenario.key)
     return _result(claim, checks)
 
