@@ -21,6 +21,7 @@ import yaml
 
 from .errors import CaseGridError
 from .stats import StopRule
+from .topic_schema import check_keys, check_references
 
 # Names that end up in case ids and file names: no path separators, no dots at the start.
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -140,8 +141,10 @@ def load_topic(path: str | Path) -> Topic:
     except (OSError, yaml.YAMLError) as exc:
         raise CaseGridError(str(path), "(file)", f"cannot read YAML: {exc}") from exc
     _require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
+    check_keys(data, path)
     for key in ("topic", "variants", "reference", "default", "profiles"):
         _require(key in data, path, key, "missing")
+    _require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
     name = data["topic"]
     _require(isinstance(name, str) and bool(NAME_RE.match(name)), path, "topic",
              f"{name!r} is not a valid name (letters, digits, _ . + -)")
@@ -154,6 +157,7 @@ def load_topic(path: str | Path) -> Topic:
         _require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
     for prof in data["profiles"]:
         _require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
+    check_references(data, path)
     snippet = path.with_name(data.get("snippet", f"{name}.py"))
     _require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
     digest = hashlib.sha256(snippet.read_bytes())

@@ -1,0 +1,162 @@
+"""The keys a topic YAML may use, and the names its claims may refer to.
+
+YAML forgives typos: ``exlude:`` or ``timout_s:`` load as keys nobody reads, and a claim
+whose ``faster:`` names no variant matches no case, so the topic silently measures
+everything and the claim silently has no data. This module turns both into a
+:class:`~tfperf.errors.CaseGridError` that names the file and the key path
+(``profiles.quick.timout_s``), checked once when the topic is loaded.
+
+The schema is plain data: a mapping of known keys (each to the schema of its value),
+:class:`Each` for mappings whose keys are names chosen by the topic (variants, settings,
+profiles), :class:`ListOf` for lists, and ``None`` for a value that other code checks
+(or that is free: labels, parameter values).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from .errors import CaseGridError
+
+
+@dataclass(frozen=True)
+class Each:
+    """A mapping whose keys are the topic's own names; every value follows ``spec``."""
+
+    spec: "Spec"
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """A list whose every item follows ``spec``."""
+
+    spec: "Spec"
+
+
+Spec = Union[None, Each, ListOf, dict[str, "Spec"]]
+
+# The process fields a settings_map entry may set (cases.PROCESS_FIELDS reads them).
+PROCESS: dict[str, Spec] = {"env": None, "intra_op_threads": None, "inter_op_threads": None, "eager": None,
+                            "cpus": None}
+
+BUDGET: dict[str, Spec] = {"min_samples": None, "max_samples": None, "target_rel_ci": None, "budget_s": None,
+                           "warmup_s": None, "min_sample_s": None}
+
+PROFILE: dict[str, Spec] = {"params": None, "settings": None, "variants": None, "exclude": None,
+                            "budget": BUDGET, "timeout_s": None}
+
+# Variant against variant (claims:), and settings group against settings group
+# (settings_claims:); analyse/claims.py reads them, measure/orchestrate.py pairs them.
+CLAIM: dict[str, Spec] = {"id": None, "text": None, "faster": None, "slower": None, "where": None,
+                          "min_effect": None}
+SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "faster_settings": None, "slower_settings": None}
+
+# A cProfile run beside the timings (measure/orchestrate.py _breakdowns).
+BREAKDOWN: dict[str, Spec] = {"variant": None, "params": None, "settings": None, "calls": None,
+                              "profiles": None}
+
+TOPIC: dict[str, Spec] = {
+    "topic": None, "title": None, "snippet": None, "setup": None,
+    "reference": None, "default": None,
+    "tolerance": {"rtol": None, "atol": None},
+    "timeout_s": None,
+    "per_call": {"divide_by": None, "unit": None},
+    "variants": Each({"fn": None, "setup": None, "label": None}),
+    "profiles": Each(PROFILE),
+    "exclude": None,
+    "settings_map": Each(Each(PROCESS)),
+    "baseline_settings": None,
+    "settings_labels": None,
+    "claims": ListOf(CLAIM),
+    "settings_claims": ListOf(SETTINGS_CLAIM),
+    "breakdowns": ListOf(BREAKDOWN),
+    "breakdown_categories": None,
+}
+
+
+def check_keys(data: Any, path: Path, spec: Spec = TOPIC, where: str = "") -> None:
+    """Raise CaseGridError at the first key the schema does not know, or the first value
+    of the wrong shape (a mapping where a list is expected...). ``None`` values pass:
+    an empty ``claims:`` is the same as none."""
+    if spec is None or data is None:
+        return
+    if isinstance(spec, ListOf):
+        _require(isinstance(data, list), path, where, "must be a list")
+        for i, item in enumerate(data):
+            check_keys(item, path, spec.spec, _join(where, str(i)))
+        return
+    _require(isinstance(data, dict), path, where or "(file)", "must be a mapping")
+    for key, value in data.items():
+        at = _join(where, str(key))
+        if isinstance(spec, Each):
+            check_keys(value, path, spec.spec, at)
+            continue
+        if key not in spec:
+            close = difflib.get_close_matches(str(key), list(spec), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise CaseGridError(str(path), at, f"unknown key; {hint}(known here: {', '.join(spec)})")
+        check_keys(value, path, spec[key], at)
+
+
+def check_references(data: dict[str, Any], path: Path) -> None:
+    """Every claim and breakdown names declared variants; every ``exclude`` and ``where``
+    key names a parameter, a setting or ``variant`` (else the entry silently matches
+    nothing: the exclusion excludes nothing, the claim covers every scenario)."""
+    variants = data.get("variants") or {}
+    names = {str(v) for v in variants}
+    for section in ("claims", "settings_claims"):
+        for i, claim in enumerate(data.get(section) or []):
+            _require(isinstance(claim, dict), path, f"{section}.{i}", "must be a mapping")
+            for side in ("id", "faster", "slower"):
+                _require(side in claim, path, f"{section}.{i}.{side}", "missing")
+            for side in ("faster", "slower"):
+                _require(str(claim[side]) in names, path, f"{section}.{i}.{side}",
+                         f"{claim[side]!r} is not a declared variant (declared: {', '.join(map(str, variants))})")
+            _check_scope(claim.get("where"), data, path, f"{section}.{i}.where")
+    for i, bd in enumerate(data.get("breakdowns") or []):
+        _require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")
+        _require(str(bd.get("variant")) in names, path, f"breakdowns.{i}.variant",
+                 f"{bd.get('variant')!r} is not a declared variant")
+    _check_excludes(data.get("exclude"), data, path, "exclude")
+    for name, prof in (data.get("profiles") or {}).items():
+        _check_excludes((prof or {}).get("exclude"), data, path, f"profiles.{name}.exclude")
+
+
+def _check_excludes(excludes: Any, data: dict[str, Any], path: Path, where: str) -> None:
+    if excludes is None:
+        return
+    _require(isinstance(excludes, list), path, where, "must be a list of mappings")
+    for i, ex in enumerate(excludes):
+        _check_scope(ex, data, path, f"{where}.{i}")
+
+
+def _check_scope(scope: Any, data: dict[str, Any], path: Path, where: str) -> None:
+    """``scope`` (an exclude entry, a claim's ``where``) maps names the grid knows to values."""
+    if scope is None:
+        return
+    _require(isinstance(scope, dict), path, where, "must be a mapping")
+    known = _grid_names(data)
+    for key in scope:
+        _require(key in known, path, _join(where, str(key)),
+                 f"names no parameter, setting or 'variant' of this topic (known: {', '.join(sorted(known))})")
+
+
+def _grid_names(data: dict[str, Any]) -> set[str]:
+    """Parameter and setting names of every profile, and ``variant``."""
+    names = {"variant"}
+    for prof in (data.get("profiles") or {}).values():
+        for part in ("params", "settings"):
+            names.update(str(k) for k in ((prof or {}).get(part) or {}))
+    return names
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
+    if not cond:
+        raise CaseGridError(str(path), fld, problem)

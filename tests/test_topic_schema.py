@@ -1,0 +1,98 @@
+"""Topic YAML schema: a misspelled key or a claim naming no variant fails at load, naming
+the file and the key path; every topic the project and its tests use still loads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfperf import cases
+from tfperf.errors import CaseGridError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TOPIC: dict[str, Any] = {
+    "topic": "t", "reference": "a", "default": "a",
+    "variants": {"a": {"fn": "f"}, "b": {"fn": "g", "label": "b way"}},
+    "profiles": {"quick": {"params": {"n": [1, 2]}, "settings": {"keras": ["3"]}, "timeout_s": 10,
+                           "budget": {"min_samples": 3}}},
+    "claims": [{"id": "b_beats_a", "text": "b is faster", "faster": "b", "slower": "a", "where": {"n": [1]}}],
+}
+
+
+def _load(tmp_path: Path, data: dict[str, Any]) -> cases.Topic:
+    (tmp_path / "t.py").write_text("def setup(p):\n    return {}\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(data))
+    return cases.load_topic(path)
+
+
+def _rejected(tmp_path: Path, data: dict[str, Any]) -> CaseGridError:
+    with pytest.raises(CaseGridError) as err:
+        _load(tmp_path, data)
+    assert err.value.path == str(tmp_path / "t.yaml")
+    return err.value
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "snippets").glob("*.yaml"))
+                         + sorted((ROOT / "tests" / "fixtures").rglob("snippets/*.yaml")), ids=lambda p: p.name)
+def test_every_topic_of_the_project_and_its_fixtures_loads(path: Path) -> None:
+    assert cases.load_topic(path).name == path.stem
+
+
+def test_the_valid_example_loads(tmp_path: Path) -> None:
+    assert _load(tmp_path, TOPIC).name == "t"
+
+
+@pytest.mark.parametrize("change, field, hint", [
+    ({"exlude": [{"n": 1}]}, "exlude", "did you mean 'exclude'"),
+    ({"timout_s": 5}, "timout_s", "did you mean 'timeout_s'"),
+    ({"profiles": {"quick": {**TOPIC["profiles"]["quick"], "timout_s": 5}}}, "profiles.quick.timout_s", "timeout_s"),
+    ({"profiles": {"quick": {**TOPIC["profiles"]["quick"], "budget": {"budget": 1}}}},
+     "profiles.quick.budget.budget", "budget_s"),
+    ({"variants": {"a": {"fn": "f", "setpu": "s"}, "b": {"fn": "g"}}}, "variants.a.setpu", "setup"),
+    ({"claims": [{**TOPIC["claims"][0], "were": {"n": [1]}}]}, "claims.0.were", "where"),
+    ({"settings_map": {"flavor": {"x": {"envv": {}}}}}, "settings_map.flavor.x.envv", "env"),
+    ({"tolerance": {"rtoll": 1e-3}}, "tolerance.rtoll", "rtol"),
+])
+def test_a_misspelled_key_is_rejected_with_its_path(tmp_path: Path, change: dict[str, Any], field: str,
+                                                    hint: str) -> None:
+    err = _rejected(tmp_path, {**TOPIC, **change})
+    assert err.field == field and hint in err.problem and "unknown key" in err.problem
+    assert str(tmp_path / "t.yaml") in str(err) and field in str(err)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"claims": [{**TOPIC["claims"][0], "faster": "c"}]}, "claims.0.faster"),
+    ({"claims": [{**TOPIC["claims"][0], "slower": "predcit"}]}, "claims.0.slower"),
+    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "nope", "faster_settings": {"keras": "3"},
+                           "slower_settings": {"keras": "2"}}]}, "settings_claims.0.slower"),
+    ({"breakdowns": [{"variant": "z", "calls": 3}]}, "breakdowns.0.variant"),
+])
+def test_a_claim_naming_an_unknown_variant_is_rejected(tmp_path: Path, change: dict[str, Any], field: str) -> None:
+    err = _rejected(tmp_path, {**TOPIC, **change})
+    assert err.field == field and "not a declared variant" in err.problem
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"claims": [{**TOPIC["claims"][0], "where": {"m": [1]}}]}, "claims.0.where.m"),
+    ({"exclude": [{"n": 1, "varient": "b"}]}, "exclude.0.varient"),
+    ({"profiles": {"quick": {**TOPIC["profiles"]["quick"], "exclude": [{"keras": "3", "nn": 1}]}}},
+     "profiles.quick.exclude.0.nn"),
+])
+def test_a_scope_naming_no_parameter_or_setting_is_rejected(tmp_path: Path, change: dict[str, Any],
+                                                            field: str) -> None:
+    err = _rejected(tmp_path, {**TOPIC, **change})
+    assert err.field == field and "names no parameter" in err.problem
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"claims": {"id": "x"}}, "claims"),
+    ({"claims": [{"faster": "a", "slower": "b"}]}, "claims.0.id"),
+    ({"variants": {"a": "f"}}, "variants.a"),
+])
+def test_a_value_of_the_wrong_shape_is_rejected(tmp_path: Path, change: dict[str, Any], field: str) -> None:
+    assert _rejected(tmp_path, {**TOPIC, **change}).field == field
