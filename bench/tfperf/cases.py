@@ -12,7 +12,6 @@ import hashlib
 import itertools
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,12 +20,9 @@ import yaml
 
 from .errors import CaseGridError
 from .stats import StopRule
+from .store import ids
+from .store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import check_keys, check_references
-
-# Names that end up in case ids and file names: no path separators, no dots at the start.
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
-
-PROFILES = ("quick", "full")
 
 # Budgets per profile; a topic may override any field under profiles.<name>.budget.
 DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
@@ -85,16 +81,15 @@ class Case:
 
     @property
     def params_id(self) -> str:
-        return ",".join(f"{k}={_fmt(v)}" for k, v in sorted(self.params.items()))
+        return ids.params_id(self.params)
 
     @property
     def settings_id(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in sorted(self.settings.items())) or "default"
+        return ids.settings_id(self.settings)
 
     @property
     def case_id(self) -> str:
-        name = f"{self.topic}/{self.params_id}/{self.settings_id}/{self.variant}"
-        return name + ("#aa" if self.aa else "")
+        return ids.case_id(self.topic, self.params, self.settings, self.variant, self.aa)
 
     @property
     def group_key(self) -> str:
@@ -104,10 +99,6 @@ class Case:
     @property
     def is_reference(self) -> bool:
         return self.variant == self.reference
-
-
-def _fmt(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 @dataclass
@@ -146,12 +137,11 @@ def load_topic(path: str | Path) -> Topic:
         _require(key in data, path, key, "missing")
     _require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
     name = data["topic"]
-    _require(isinstance(name, str) and bool(NAME_RE.match(name)), path, "topic",
-             f"{name!r} is not a valid name (letters, digits, _ . + -)")
+    _require(is_name(name), path, "topic", f"{name!r} is not a valid name ({NAME_RULE})")
     variants = data["variants"]
     _require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
     for vname, vdef in variants.items():
-        _require(bool(NAME_RE.match(str(vname))), path, f"variants.{vname}", "invalid name")
+        _require(is_name(str(vname)), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
         _require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
     for key in ("reference", "default"):
         _require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
@@ -269,7 +259,7 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
                 ))
     for c in cases:
         for name in [*map(str, c.params.values()), *c.settings.values()]:
-            _require(bool(NAME_RE.match(name)), topic.path, "params", f"value {name!r} is not a valid name")
+            _require(is_name(name), topic.path, "params", f"value {name!r} is not a valid name ({NAME_RULE})")
     return cases
 
 

@@ -11,6 +11,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+# Re-exported: analysis and render name results by the harness's own identities.
+from ..store.ids import params_id as params_id, settings_id as settings_id
+
 
 @dataclass(frozen=True)
 class Source:
@@ -131,18 +134,6 @@ class Runner:
         if not self.environments:
             return None
         return max(self.environments.values(), key=lambda e: str(e.get("time", "")))
-
-
-def params_id(params: dict[str, Any]) -> str:
-    return ",".join(f"{k}={_fmt(v)}" for k, v in sorted(params.items())) or "-"
-
-
-def settings_id(settings: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in sorted(settings.items())) or "default"
-
-
-def _fmt(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def parse_time(text: Any) -> datetime:

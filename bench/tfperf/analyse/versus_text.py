@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .records import params_id
 from .versus import Versus
 
 
@@ -33,7 +34,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _scenario(params: dict[str, Any], settings: dict[str, str]) -> str:
-    p = ",".join(f"{k}={v}" for k, v in sorted(params.items())) or "-"
+    p = params_id(params) or "-"
     s = ",".join(f"{k}={v}" for k, v in sorted(settings.items()))
     return _printable(f"{p} {s}".strip(), 50)
 

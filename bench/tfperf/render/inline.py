@@ -73,7 +73,7 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
             m = ms[0]
             div = ds.per_call_divisor(topic, m.params)
             return _fig(f"{seconds(m.median / div)}{per} (95% CI {seconds(_div(m.ci_low, div))}–{seconds(_div(m.ci_high, div))})",
-                        f"runner {m.runner}, {m.settings_id}, {m.params_id}")
+                        ", ".join(filter(None, (f"runner {m.runner}", m.settings_id, m.params_id))))
         meds = sorted(m.median / ds.per_call_divisor(topic, m.params) for m in ms if m.median is not None)
         return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}{per}", f"{len(ms)} cases")
     raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")

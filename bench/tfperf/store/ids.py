@@ -1,4 +1,11 @@
-"""Stable identifiers: the hash of a result's key and of an environment record."""
+"""Stable identifiers: a case's id and its parts, the hash of a result's key and of an
+environment record.
+
+The one definition of each: the harness names results with these (``cases.Case``) and the
+analysis groups and pairs results by them (``analyse.records``), so a second copy that
+drifted (an empty parameter set written "" in one and "-" in the other) would make the
+analysis miss results that are there.
+"""
 
 from __future__ import annotations
 
@@ -21,3 +28,24 @@ def key_hash(key: dict[str, Any]) -> str:
 def env_id(env: dict[str, Any]) -> str:
     """16 hex digits identifying an environment record, ignoring when it was taken."""
     return _digest({k: v for k, v in env.items() if k != "time"})
+
+
+def params_id(params: dict[str, Any]) -> str:
+    """"batch=1,model=tiny": the parameters sorted by name, booleans lower-case; "" for
+    none (as the stored case ids of such a topic read: "<topic>//<settings>/<variant>")."""
+    return ",".join(f"{k}={_fmt(v)}" for k, v in sorted(params.items()))
+
+
+def settings_id(settings: dict[str, Any]) -> str:
+    """"keras=3,threads=1": the process settings sorted by name; "default" for none."""
+    return ",".join(f"{k}={v}" for k, v in sorted(settings.items())) or "default"
+
+
+def case_id(topic: str, params: dict[str, Any], settings: dict[str, Any], variant: str, aa: bool = False) -> str:
+    """"<topic>/<params_id>/<settings_id>/<variant>", with "#aa" for the second
+    measurement of an A/A noise pair."""
+    return f"{topic}/{params_id(params)}/{settings_id(settings)}/{variant}" + ("#aa" if aa else "")
+
+
+def _fmt(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
