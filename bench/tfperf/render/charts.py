@@ -13,6 +13,7 @@ from typing import Any
 
 import altair as alt
 
+from ..errors import TfperfError
 from .html import seconds, seconds_range, times
 
 VIEWS = ("latency", "speedup", "first_call", "trend")
@@ -25,8 +26,9 @@ _Y = {
 }
 
 
-class ChartError(ValueError):
-    """A chart directive asks for something the data cannot give (named in the message)."""
+class ChartError(TfperfError, ValueError):
+    """A chart directive asks for something the data cannot give (named in the message).
+    (Still a ValueError, as it was before it joined the one root.)"""
 
 
 def _num(v: Any) -> bool:

@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import TfperfError
+
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
@@ -42,8 +44,9 @@ BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.M)
 INLINE_RE = re.compile(r"\{\{\s*tfperf\.(?P<call>.*?)\s*\}\}")
 
 
-class DirectiveError(ValueError):
-    """A placeholder the hook cannot understand: an author's mistake, reported by line."""
+class DirectiveError(TfperfError, ValueError):
+    """A placeholder the hook cannot understand: an author's mistake, reported by line.
+    (Still a ValueError, as it was before it joined the one root.)"""
 
 
 @dataclass
