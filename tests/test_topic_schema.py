@@ -45,6 +45,19 @@ def test_every_topic_of_the_project_and_its_fixtures_loads(path: Path) -> None:
 
 def test_the_valid_example_loads(tmp_path: Path) -> None:
     assert _load(tmp_path, TOPIC).name == "t"
+    every_section = {
+        **TOPIC, "title": "T", "snippet": "t.py", "setup": "setup", "timeout_s": 5,
+        "tolerance": {"rtol": 1e-4, "atol": 1e-5}, "per_call": {"divide_by": "n", "unit": "item"},
+        "baseline_settings": {"keras": "3"}, "settings_labels": {"keras": {"3": "Keras 3"}},
+        "settings_map": {"flavor": {"x": {"env": {"F": "x"}, "intra_op_threads": 1, "inter_op_threads": 1,
+                                          "eager": True, "cpus": [0]}}},
+        "exclude": [{"n": 2, "variant": "b"}], "breakdown_categories": {"x": "y"},
+        "breakdowns": [{"variant": "b", "params": {"n": 1}, "settings": {"keras": "3"}, "calls": 5,
+                        "profiles": ["quick"]}],
+        "settings_claims": [{"id": "s", "text": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
+                             "slower_settings": {"keras": "2"}, "where": {"n": [1]}, "min_effect": 0.1}],
+    }
+    assert _load(tmp_path, every_section).name == "t"
 
 
 @pytest.mark.parametrize("change, field, hint", [
@@ -82,6 +95,9 @@ def test_a_claim_naming_an_unknown_variant_is_rejected(tmp_path: Path, change: d
     ({"exclude": [{"n": 1, "varient": "b"}]}, "exclude.0.varient"),
     ({"profiles": {"quick": {**TOPIC["profiles"]["quick"], "exclude": [{"keras": "3", "nn": 1}]}}},
      "profiles.quick.exclude.0.nn"),
+    ({"baseline_settings": {"kears": "3"}}, "baseline_settings.kears"),
+    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
+                           "slower_settings": {"kras": "2"}}]}, "settings_claims.0.slower_settings.kras"),
 ])
 def test_a_scope_naming_no_parameter_or_setting_is_rejected(tmp_path: Path, change: dict[str, Any],
                                                             field: str) -> None:

@@ -102,9 +102,11 @@ def check_keys(data: Any, path: Path, spec: Spec = TOPIC, where: str = "") -> No
 
 
 def check_references(data: dict[str, Any], path: Path) -> None:
-    """Every claim and breakdown names declared variants; every ``exclude`` and ``where``
-    key names a parameter, a setting or ``variant`` (else the entry silently matches
-    nothing: the exclusion excludes nothing, the claim covers every scenario)."""
+    """Every claim and breakdown names declared variants; every key of an ``exclude``
+    entry, a claim's ``where`` and ``faster_settings``/``slower_settings``, and of
+    ``baseline_settings`` names a parameter, a setting or ``variant`` (else the entry
+    silently matches nothing: the exclusion excludes nothing, the claim covers every
+    scenario, the baseline falls back to the first settings group)."""
     variants = data.get("variants") or {}
     names = {str(v) for v in variants}
     for section in ("claims", "settings_claims"):
@@ -115,11 +117,13 @@ def check_references(data: dict[str, Any], path: Path) -> None:
             for side in ("faster", "slower"):
                 _require(str(claim[side]) in names, path, f"{section}.{i}.{side}",
                          f"{claim[side]!r} is not a declared variant (declared: {', '.join(map(str, variants))})")
-            _check_scope(claim.get("where"), data, path, f"{section}.{i}.where")
+            for part in ("where", "faster_settings", "slower_settings"):
+                _check_scope(claim.get(part), data, path, f"{section}.{i}.{part}")
     for i, bd in enumerate(data.get("breakdowns") or []):
         _require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")
         _require(str(bd.get("variant")) in names, path, f"breakdowns.{i}.variant",
                  f"{bd.get('variant')!r} is not a declared variant")
+    _check_scope(data.get("baseline_settings"), data, path, "baseline_settings")
     _check_excludes(data.get("exclude"), data, path, "exclude")
     for name, prof in (data.get("profiles") or {}).items():
         _check_excludes((prof or {}).get("exclude"), data, path, f"profiles.{name}.exclude")
