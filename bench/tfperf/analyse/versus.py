@@ -28,7 +28,7 @@ from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
 from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, read_documents
+from .records import Measurement, Noise, read_documents, settings_id
 from .select import TopicInfo, current, mark_stale
 
 HERE = "this machine"
@@ -55,8 +55,7 @@ class Side:
         return scenarios(self.measurements, topic)
 
     def noise_floor(self, settings: dict[str, str]) -> NoiseFloor:
-        sid = ",".join(f"{k}={v}" for k, v in sorted(settings.items())) or "default"
-        return noise_floor(self.noise, self.name, sid)
+        return noise_floor(self.noise, self.name, settings_id(settings))
 
 
 def side(name: str, path: str | Path, doc: dict[str, Any], topics: dict[str, TopicInfo]) -> Side:

@@ -22,6 +22,7 @@ from .. import HARNESS_VERSION, stats, store
 from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
 from ..store.claims import Claims
+from ..store.ids import settings_id
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, missing, read_stored
 from .pool import Pool, default_max_live
@@ -173,7 +174,7 @@ def claim_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
             if c.variant != str(claim.get("faster")) or not _has(c.settings, fs) or not _matches(c, claim.get("where")):
                 continue
             other = {**{k: v for k, v in c.settings.items() if k not in set(fs) | set(ss)}, **ss}
-            sid = ",".join(f"{k}={v}" for k, v in sorted(other.items())) or "default"
+            sid = settings_id(other)
             s = index.get((str(claim.get("slower")), sid))
             if s is not None and s.id != t.id:
                 pairs.append((t.id, s.id))
