@@ -34,6 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tfperf import stats  # noqa: E402
 from tfperf.analyse import Dataset, analyse  # noqa: E402
+from tfperf.analyse.controls import controls_for  # noqa: E402
+from tfperf.analyse.controls import index as control_index  # noqa: E402
 from tfperf.analyse.records import Measurement  # noqa: E402
 from tfperf.analyse.select import current  # noqa: E402
 
@@ -91,29 +93,27 @@ def published(ds: Dataset) -> list[tuple[str, float, bool]]:
 
 
 def must_agree(ds: Dataset) -> tuple[list[str], bool]:
+    """The topics' negative controls (``controls:`` in their YAML): settings groups that
+    must measure the same, e.g. threads=<cores> against the default on this runner."""
     lines, ok = [], True
-    by = {m.case_id: m for m in ds.current}
-    pairs = []
-    for m in ds.current:
-        parts = m.case_id.split("/")
-        if m.topic == "cpu_threads" and m.settings.get("threads") == "2":
-            other = by.get("/".join([parts[0], parts[1], parts[2].replace("threads=2", "threads=default"), parts[3]]))
-            pairs.append((m.case_id, other, m))
-        if m.topic == "serving_formats" and m.variant.startswith("onnx") and m.settings.get("keras") == "2":
-            other = by.get("/".join([parts[0], parts[1], parts[2].replace("keras=2", "keras=3"), parts[3]]))
-            pairs.append((m.case_id, other, m))
-    if not pairs:
+    by = control_index(ds.current)
+    for topic, info in sorted(ds.topics.items()):
+        for c in info.controls:
+            same_as = {str(k): str(v) for k, v in c["same_as"].items()}
+            for m in ds.current:
+                if m.topic != topic or m.variant != str(c["variant"]) or not m.ok \
+                        or any(m.settings.get(k) != v for k, v in same_as.items()):
+                    continue
+                for res in controls_for(m, [c], by, ds.noise, ds.cache):
+                    r = res.ratio
+                    good = abs(r.point - 1) <= 0.05
+                    ok &= good
+                    lines.append(f"  {res.measured.case_id}: {r.point:.3f} [{r.low:.3f}, {r.high:.3f}]"
+                                 f"{' paired' if r.paired else ' UNPAIRED'}{'' if good else '  <-- outside ±5%'}"
+                                 f"{'  (control failed)' if res.failed else ''}")
+    if not lines:
         return ["settings that must agree: none measured"], True
-    for name, base, m in pairs:
-        if base is None or not (base.ok and m.ok):
-            lines.append(f"  {name}: missing")
-            continue
-        r = ds.cache.speedup(base, m)
-        good = abs(r.point - 1) <= 0.05
-        ok &= good
-        lines.append(f"  {name}: {r.point:.3f} [{r.low:.3f}, {r.high:.3f}]{' paired' if r.paired else ' UNPAIRED'}"
-                     f"{'' if good else '  <-- outside ±5%'}")
-    return ["settings that must measure the same (target: within ±5%):", *lines], ok
+    return ["settings that must measure the same (the topics' controls; target: within ±5%):", *lines], ok
 
 
 def settling(doc: dict[str, Any]) -> list[str]:
@@ -176,6 +176,10 @@ def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
     ok = share >= 0.9 and not flips
     lines = [f"reproducibility: {len(within)} of {len(common)} speedups agree within ±10% ({_pct(share)}; target >= 90%)",
              f"  claims that went from holds to refuted or back: {len(flips)}", *[f"    {f}" for f in flips]]
+    failed = [line.split(":")[0].strip() for line in must_agree(other)[0] if "(control failed)" in line]
+    lines.append(f"  controls that failed in the other run: {len(failed)}"
+                 + (" (" + "; ".join(failed) + "): the settings claims of those scenarios are unclear there"
+                    if failed else ""))
     worst = sorted(common, key=lambda c: -abs(a[c] / b[c] - 1))[:5]
     lines += ["  largest differences: " + "; ".join(f"{c} {b[c]:.3f} -> {a[c]:.3f}" for c in worst)] if worst else []
     return lines, ok

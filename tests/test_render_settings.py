@@ -8,8 +8,10 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from tfperf import stats
 from tfperf.analyse import analyse
@@ -200,3 +202,47 @@ def test_settings_table_order_follows_the_yaml(ds) -> None:  # type: ignore[no-u
                     "onednn=1,threads=4", "onednn=1,threads=omp1"]
     heads = re.findall(r"<th>([^<]*)</th>", runner_a)
     assert heads[1:] == ["batch=1, model=mlp", "batch=64, model=mlp"]
+
+
+def test_a_failed_control_makes_the_scenarios_settings_claims_unclear(tmp_path: Path) -> None:
+    """On the 4-core fixture runner A, threads=4 must measure as the default does. With
+    runner A's threads=4 samples made equal to the default's, the control passes; then make
+    the default group 30% slower at batch 64: the control fails there, the claims that
+    compare that scenario's groups become "unclear" naming the control, and batch 1 keeps
+    its verdicts."""
+    snippets = tmp_path / "snippets"
+    shutil.copytree(FIX / "snippets", snippets)
+    spec = yaml.safe_load((snippets / f"{T}.yaml").read_text())
+    spec["controls"] = [{"id": "all_cores_is_default", "text": "threads=cores is the default", "variant": "call",
+                         "settings": {"threads": "{cores}"}, "same_as": {"threads": "default"}}]
+    (snippets / f"{T}.yaml").write_text(yaml.safe_dump(spec))
+    root = _copy(tmp_path)
+    path = root / "fixture-a" / "full.json"
+    doc = json.loads(path.read_text())
+    ours = [r for r in doc["results"] if r["topic"] == T and r["settings"]["onednn"] == "1"]
+    default = {r["params"]["batch"]: r for r in ours if r["settings"]["threads"] == "default"}
+    for r in ours:
+        if r["settings"]["threads"] == "4":
+            r["timing"] = json.loads(json.dumps(default[r["params"]["batch"]]["timing"]))
+    path.write_text(json.dumps(doc))
+    before = analyse(root, snippets)
+    slow = default[64]["timing"]
+    slow["samples"] = [x * 1.3 for x in slow["samples"]]
+    slow["summary"] = {k: (v * 1.3 if isinstance(v, float) else v) for k, v in slow["summary"].items()}
+    path.write_text(json.dumps(doc))
+    after = analyse(root, snippets)
+
+    def checks(d: Any) -> dict[tuple[str, tuple[str, str, str]], Any]:
+        return {(cr.id, ch.scenario.key): ch for cr in d.claim_results(T) for ch in cr.checks
+                if ch.scenario.runner == "fixture-a"}
+
+    old, new = checks(before), checks(after)
+    assert old and not any(ch.note and "control failed" in ch.note for ch in old.values())
+    hit = {k for k, ch in new.items() if ch.note and "control failed" in ch.note}
+    assert hit and all("batch=64" in k[1][2] for k in hit)
+    for k in hit:
+        assert new[k].verdict == stats.INCONCLUSIVE
+        assert "threads=4 measured" in new[k].note and "threads=default" in new[k].note
+    for k, ch in new.items():
+        if k[1][2].startswith("batch=1,"):
+            assert ch.verdict == old[k].verdict and ch.note == old[k].note

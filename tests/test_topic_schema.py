@@ -84,6 +84,8 @@ def test_a_misspelled_key_is_rejected_with_its_path(tmp_path: Path, change: dict
     ({"settings_claims": [{"id": "s", "faster": "a", "slower": "nope", "faster_settings": {"keras": "3"},
                            "slower_settings": {"keras": "2"}}]}, "settings_claims.0.slower"),
     ({"breakdowns": [{"variant": "z", "calls": 3}]}, "breakdowns.0.variant"),
+    ({"controls": [{"id": "c", "variant": "z", "settings": {"keras": "2"}, "same_as": {"keras": "3"}}]},
+     "controls.0.variant"),
 ])
 def test_a_claim_naming_an_unknown_variant_is_rejected(tmp_path: Path, change: dict[str, Any], field: str) -> None:
     err = _rejected(tmp_path, {**TOPIC, **change})
@@ -98,6 +100,8 @@ def test_a_claim_naming_an_unknown_variant_is_rejected(tmp_path: Path, change: d
     ({"baseline_settings": {"kears": "3"}}, "baseline_settings.kears"),
     ({"settings_claims": [{"id": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
                            "slower_settings": {"kras": "2"}}]}, "settings_claims.0.slower_settings.kras"),
+    ({"controls": [{"id": "c", "variant": "a", "settings": {"thread": "{cores}"}, "same_as": {"keras": "3"}}]},
+     "controls.0.settings.thread"),
 ])
 def test_a_scope_naming_no_parameter_or_setting_is_rejected(tmp_path: Path, change: dict[str, Any],
                                                             field: str) -> None:

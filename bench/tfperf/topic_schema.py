@@ -54,6 +54,9 @@ CLAIM: dict[str, Spec] = {"id": None, "text": None, "faster": None, "slower": No
                           "min_effect": None}
 SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "faster_settings": None, "slower_settings": None}
 
+# Settings pairs that must measure the same (analyse/controls.py).
+CONTROL: dict[str, Spec] = {"id": None, "text": None, "variant": None, "settings": None, "same_as": None}
+
 # A cProfile run beside the timings (measure/orchestrate.py _breakdowns).
 BREAKDOWN: dict[str, Spec] = {"variant": None, "params": None, "settings": None, "calls": None,
                               "profiles": None}
@@ -72,6 +75,7 @@ TOPIC: dict[str, Spec] = {
     "settings_labels": None,
     "claims": ListOf(CLAIM),
     "settings_claims": ListOf(SETTINGS_CLAIM),
+    "controls": ListOf(CONTROL),
     "breakdowns": ListOf(BREAKDOWN),
     "breakdown_categories": None,
 }
@@ -119,6 +123,12 @@ def check_references(data: dict[str, Any], path: Path) -> None:
                          f"{claim[side]!r} is not a declared variant (declared: {', '.join(map(str, variants))})")
             for part in ("where", "faster_settings", "slower_settings"):
                 _check_scope(claim.get(part), data, path, f"{section}.{i}.{part}")
+    for i, control in enumerate(data.get("controls") or []):
+        _require(isinstance(control, dict), path, f"controls.{i}", "must be a mapping")
+        _require(str(control.get("variant")) in names, path, f"controls.{i}.variant",
+                 f"{control.get('variant')!r} is not a declared variant")
+        for part in ("settings", "same_as"):
+            _check_scope(control.get(part), data, path, f"controls.{i}.{part}")
     for i, bd in enumerate(data.get("breakdowns") or []):
         _require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")
         _require(str(bd.get("variant")) in names, path, f"breakdowns.{i}.variant",

@@ -13,6 +13,8 @@ from typing import Any, Iterable
 
 from .. import stats
 from .compare import Scenario, exclusion_reason, scenarios
+from .controls import controls_for
+from .controls import index as control_index
 from .failures import failure_summary
 from .noise import NoiseFloor
 from .ratios import Ratio, RatioCache
@@ -188,16 +190,19 @@ def _has(settings: dict[str, str], want: dict[str, Any]) -> bool:
 
 
 def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measurement], topic: str,
-                         noise: list[Noise], cache: RatioCache) -> ClaimResult:
+                         noise: list[Noise], cache: RatioCache,
+                         controls: tuple[dict[str, Any], ...] = ()) -> ClaimResult:
     """A claim between two settings groups. A scenario is a runner, the parameters and the
     settings the claim does not set; ``where`` may name parameters and those settings.
-    The noise floor is the larger of the two groups' floors."""
+    The noise floor is the larger of the two groups' floors. When one of the topic's
+    ``controls`` (:mod:`tfperf.analyse.controls`) failed in the scenario, a holding or
+    refuted verdict becomes "unclear": the processes were not comparable."""
     faster, slower = str(claim.get("faster")), str(claim.get("slower"))
     fs = {str(k): str(v) for k, v in (claim.get("faster_settings") or {}).items()}
     ss = {str(k): str(v) for k, v in (claim.get("slower_settings") or {}).items()}
     keys = set(fs) | set(ss)
     ms = [m for m in measurements if m.topic == topic]
-    index = {(m.runner, m.params_id, m.variant, m.settings_id): m for m in ms}
+    index = control_index(ms)
     checks: list[ClaimCheck] = []
     for f in ms:
         if f.variant != faster or not _has(f.settings, fs):
@@ -215,15 +220,21 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
             continue
         nf = pair_noise(noise, s, f, topic)
         r = cache.speedup(s, f)
-        checks.append(_check(claim, sc, r, nf, f, f.settings_id))
+        check = _check(claim, sc, r, nf, f, f.settings_id)
+        failed = [c for c in controls_for(f, controls, index, noise, cache) if c.failed]
+        if failed and not check.wrong_output and check.verdict != stats.INCONCLUSIVE:
+            check.verdict = stats.INCONCLUSIVE
+            check.note = f"unclear: control failed ({failed[0].describe()})"
+        checks.append(check)
     checks.sort(key=lambda c: c.scenario.key)
     return _result(claim, checks)
 
 
 def check_any_claim(claim: dict[str, Any], measurements: list[Measurement], topic: str,
-                    noise: list[Noise], cache: RatioCache) -> ClaimResult:
+                    noise: list[Noise], cache: RatioCache,
+                    controls: tuple[dict[str, Any], ...] = ()) -> ClaimResult:
     if is_settings_claim(claim):
-        return check_settings_claim(claim, measurements, topic, noise, cache)
+        return check_settings_claim(claim, measurements, topic, noise, cache, controls)
     return check_claim(claim, scenarios(measurements, topic), noise, cache)
 
 

@@ -83,10 +83,21 @@ def _settings_fields(data: dict[str, Any], path: str) -> dict[str, Any]:
         for fld in ("faster_settings", "slower_settings"):
             if not isinstance(c[fld], dict) or not c[fld]:
                 raise CaseGridError(path, f"settings_claims.{i}.{fld}", "must be a non-empty mapping")
+    controls = data.get("controls") or []
+    if not isinstance(controls, list):
+        raise CaseGridError(path, "controls", "must be a list")
+    for i, c in enumerate(controls):
+        for fld in ("id", "variant", "settings", "same_as"):
+            if not isinstance(c, dict) or fld not in c:
+                raise CaseGridError(path, f"controls.{i}.{fld}", "missing")
+        for fld in ("settings", "same_as"):
+            if not isinstance(c[fld], dict) or not c[fld]:
+                raise CaseGridError(path, f"controls.{i}.{fld}", "must be a non-empty mapping")
     per_call = data.get("per_call")
     if per_call is not None and not (isinstance(per_call, dict) and per_call.get("divide_by")):
         raise CaseGridError(path, "per_call.divide_by", "missing (the parameter one call is divided by)")
     return {"baseline_settings": baseline, "settings_labels": labels, "settings_claims": tuple(claims),
+            "controls": tuple(controls),
             "per_call": {"divide_by": str(per_call["divide_by"]), "unit": str(per_call.get("unit") or "unit")}
             if per_call else None}
 
@@ -148,7 +159,8 @@ class Dataset:
     def claim_results(self, topic: str) -> list[ClaimResult]:
         if topic not in self._claims:
             self._claims[topic] = [
-                check_settings_claim(c, self.current, topic, self.noise, self.cache) if is_settings_claim(c)
+                check_settings_claim(c, self.current, topic, self.noise, self.cache, self.topics[topic].controls)
+                if is_settings_claim(c)
                 else check_claim(c, self.scenarios(topic), self.noise, self.cache) for c in self.claims_of(topic)]
         return self._claims[topic]
 

@@ -31,6 +31,7 @@ class TopicInfo:
     # is compared with, the claims that compare groups, and how to name a setting's values.
     baseline_settings: dict[str, str] = field(default_factory=dict)
     settings_claims: tuple[dict, ...] = ()
+    controls: tuple[dict, ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     settings_values: dict[str, list] = field(default_factory=dict)  # declared order, all profiles
     # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
