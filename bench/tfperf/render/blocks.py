@@ -349,7 +349,7 @@ def block_datafiles(d: Directive, ctx: Context) -> Markup:
 
 def block_errors(d: Directive, ctx: Context) -> Markup:
     if not ctx.ds.errors:
-        return Markup("<p>Every results file under <code>" + h(ctx.ds.results_root) + "</code> loaded without error.</p>")
+        return Markup("<p>Every results file under <code>" + h(_rel(str(ctx.ds.results_root))) + "</code> loaded without error.</p>")
     return errors_box(ctx.ds)
 
 

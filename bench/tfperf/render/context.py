@@ -5,6 +5,7 @@ the modules of renderers (``blocks``, ``topic_blocks``) import it and not each o
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -47,7 +48,7 @@ def verdict_badge(v: str | None, extra: str = "") -> Markup:
 
 def no_results(ds: Dataset, what: str) -> Markup:
     return admonition("info", "No results yet",
-                      Markup(f"<p>{h(what)}: no results in <code>{h(ds.results_root)}</code> yet. "
+                      Markup(f"<p>{h(what)}: no results in <code>{h(os.path.relpath(ds.results_root))}</code> yet. "
                              "Run <code>tfperf run</code> (see “Run it yourself”) and rebuild.</p>"))
 
 
