@@ -43,7 +43,7 @@ def test_verdict_holds_does_not_hold_inconclusive(ds) -> None:  # type: ignore[n
     same = _claim(ds, "same_beats_default")
     assert set(same.by_runner.values()) <= {stats.INCONCLUSIVE, stats.REFUTED}
     assert stats.HOLDS not in same.by_runner.values()
-    assert _claim(ds, "fast_beats_default").summary == "holds on 1 of 2 runners"
+    assert _claim(ds, "fast_beats_default").summary == "holds on 1, refuted: no difference on 1 of 2 runners"
     # the where filter: only the small scenario on each runner
     small = _claim(ds, "fast_beats_default_small")
     assert {c.scenario.params["size"] for c in small.checks} == {"small"}
@@ -115,7 +115,7 @@ def test_flipped_verdict_between_versions(ds) -> None:  # type: ignore[no-untype
     assert not any(t.flipped for t in trends if t.claim_id == "same_beats_default")
     assert ds.versions(TOPIC) == ["TF 2.20.0 / Keras 3.10.0", "TF 2.21.0 / Keras 3.15.1"]
     f = next(f for f in findings(ds) if f.claim_id == "fast_beats_default")
-    assert f.flipped and f.summary == "holds on 1 of 2 runners"
+    assert f.flipped and f.summary == "holds on 1, refuted: no difference on 1 of 2 runners"
 
 
 def test_malformed_file_skipped_with_file_and_field(tmp_path: Path) -> None:

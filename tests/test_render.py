@@ -135,7 +135,7 @@ def test_inline_figures() -> None:
     assert "95% CI" in one and "×" in one
     many = str(render_inline(parse_inline('speedup("fixture_topic", "fast_beats_default")'), ds))
     assert " to " in many
-    assert "holds on 1 of 2 runners" in str(render_inline(parse_inline('verdict("fixture_topic", "fast_beats_default")'), ds))
+    assert "holds on 1, refuted: no difference on 1 of 2 runners" in str(render_inline(parse_inline('verdict("fixture_topic", "fast_beats_default")'), ds))
     with pytest.raises(DirectiveError):
         render_inline(parse_inline('verdict("fixture_topic", "no_such_claim")'), ds)
 

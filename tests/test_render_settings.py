@@ -67,7 +67,7 @@ def test_settings_claim_verdicts(ds) -> None:  # type: ignore[no-untyped-def]
     assert res["onednn_faster"].by_runner == {"fixture-a": stats.HOLDS, "fixture-b": stats.HOLDS}
     assert len(res["onednn_faster"].checks) == 4       # 2 runners x 2 batches, threads=default only
     assert all(c.scenario.settings == {"threads": "default"} for c in res["onednn_faster"].checks)
-    assert res["one_thread_slower"].summary == "holds on 2 of 2 runners"
+    assert res["one_thread_slower"].summary == "holds on all 2 runners"
     assert [c.scenario.params["batch"] for c in res["one_thread_slower"].checks] == [64, 64]
     # Level within the noise: the claimed speedup is excluded (refuted, direction "same").
     assert set(res["omp_faster"].by_runner.values()) == {stats.REFUTED}
@@ -148,7 +148,7 @@ def test_settings_table_filters_and_labels(ds) -> None:  # type: ignore[no-untyp
 def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped-def]
     html = _render(ds, "claims fixture_settings")
     assert "speedup of oneDNN on over oneDNN off" in html
-    assert "holds on 2 of 2 runners" in html
+    assert "holds on all 2 runners" in html
 
 
 def test_prose_branches_on_the_outcome(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -267,3 +267,30 @@ def test_a_wrong_output_never_wins() -> None:
     assert counts_text([wrong, _claim_check(fast)]) == "holds in 1, refuted in 1, unclear in 0 of 2 scenarios"
     # Unknown tolerance (no reference to compare with) is not a wrong output.
     assert _claim_check(fast, within_tolerance=None).verdict == stats.HOLDS
+
+
+def test_holds_refuted_and_unclear_read_as_different_lines() -> None:
+    """The summary never merges "refuted" with "unclear" (issue 13): each state, and their
+    mix, is its own line, with the direction of a refutation in words."""
+    from tfperf.analyse.claims import verdict_words
+    from tfperf.analyse.ratios import Ratio
+
+    holds = _claim_check(Ratio(2.0, 1.9, 2.1, paired=True, n=40))
+    slower = _claim_check(Ratio(0.5, 0.48, 0.52, paired=True, n=40))
+    level = _claim_check(Ratio(1.0, 0.99, 1.01, paired=True, n=40))
+    unclear = _claim_check(Ratio(1.1, 0.8, 1.5, paired=True, n=40))
+    assert (holds.verdict, slower.verdict, level.verdict, unclear.verdict) == \
+        (stats.HOLDS, stats.REFUTED, stats.REFUTED, stats.INCONCLUSIVE)
+    lines = {
+        "holds": verdict_words([holds, holds]),
+        "slower": verdict_words([slower]),
+        "level": verdict_words([level]),
+        "not faster": verdict_words([level, slower]),
+        "unclear": verdict_words([unclear]),
+        "mixed": verdict_words([holds, slower]),
+        "holds, else unclear": verdict_words([holds, unclear]),
+    }
+    assert lines == {"holds": "holds", "slower": "refuted: slower", "level": "refuted: no difference",
+                     "not faster": "refuted: not faster", "unclear": "unclear", "mixed": "depends on the case",
+                     "holds, else unclear": "holds where clear"}
+    assert len(set(lines.values())) == len(lines)

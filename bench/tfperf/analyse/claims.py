@@ -81,12 +81,64 @@ class ClaimResult:
 
     @property
     def summary(self) -> str:
-        """"holds on N of M runners" (runners with data for this claim); without any,
+        """What was found, in words (:func:`verdict_words`): on one runner "holds",
+        "refuted: slower", "depends on the case", ...; on several, "holds on all 2
+        runners" or "holds on 1, unclear on 1 of 2 runners". Without any result,
         "failed: N cases (first error: ...)" when its cases were run and failed, else
         "no results yet"."""
         if not self.runners_with_data:
             return self.failed_text() or "no results yet"
-        return f"holds on {self.holds_on} of {self.runners_with_data} runner{'s' if self.runners_with_data != 1 else ''}"
+        words: dict[str, str] = {}
+        for runner in self.by_runner:
+            mine = [ch for ch in self.checks if ch.scenario.runner == runner and ch.verdict != NO_DATA]
+            if mine:
+                words[runner] = verdict_words(mine)
+        n = len(words)
+        if n == 1:
+            return next(iter(words.values()))
+        kinds = list(dict.fromkeys(sorted(words.values(), key=_WORD_ORDER)))
+        if len(kinds) == 1:
+            return f"{kinds[0]} on all {n} runners"
+        counts = {w: sum(1 for v in words.values() if v == w) for w in kinds}
+        return ", ".join(f"{w} on {counts[w]}" for w in kinds) + f" of {n} runners"
+
+
+def verdict_words(checks: Iterable[ClaimCheck]) -> str:
+    """A set of checks said as a reader wants it, never merging "refuted" with "unclear":
+
+    * "holds": every scenario holds;
+    * "refuted: slower" (the claimed winner is slower everywhere), "refuted: no
+      difference" (level within the margin), "refuted: not faster" (level or slower),
+      "refuted: wrong output", or "refuted";
+    * "unclear": no scenario can tell;
+    * "depends on the case": some scenarios hold and others are refuted;
+    * "holds where clear" / "refuted where clear": one of those beside unclear ones."""
+    cs = [c for c in checks if c.verdict != NO_DATA]
+    states = {c.verdict for c in cs}
+    if not states:
+        return NO_DATA
+    if states == {stats.HOLDS}:
+        return "holds"
+    if states == {stats.DOES_NOT_HOLD}:
+        if all(c.wrong_output for c in cs):
+            return "refuted: wrong output"
+        ways = {c.direction for c in cs}
+        if ways <= {"slower"}:
+            return "refuted: slower"
+        if ways <= {"same"}:
+            return "refuted: no difference"
+        if ways <= {"same", "slower"}:
+            return "refuted: not faster"
+        return "refuted"
+    if states == {stats.INCONCLUSIVE}:
+        return "unclear"
+    if {stats.HOLDS, stats.DOES_NOT_HOLD} <= states:
+        return "depends on the case"
+    return "holds where clear" if stats.HOLDS in states else "refuted where clear"
+
+
+def _WORD_ORDER(word: str) -> int:
+    return 0 if word.startswith("holds") else 1 if word.startswith("depends") else 2 if word.startswith("refuted") else 3
 
 
 def in_words(check: ClaimCheck) -> str:

@@ -4,6 +4,7 @@ and the range of speedups measured."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from .dataset import Dataset
 
@@ -22,9 +23,12 @@ class Finding:
     stale: bool                       # some of the results behind it are stale
 
 
-def findings(ds: Dataset) -> list[Finding]:
+def findings(ds: Dataset, order: Sequence[str] = ()) -> list[Finding]:
+    """Every claim of every topic, topics in ``order`` (the pages' reading order) first,
+    then the others by name; a topic's claims in the order its YAML gives them."""
+    rank = {t: i for i, t in enumerate(order)}
     out: list[Finding] = []
-    for topic in ds.topic_names():
+    for topic in sorted(ds.topic_names(), key=lambda t: (rank.get(t, len(rank)), t)):
         info = ds.topics.get(topic)
         flips = {t.claim_id for t in ds.trends(topic) if t.flipped}
         for cr in ds.claim_results(topic):

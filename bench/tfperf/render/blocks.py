@@ -278,7 +278,7 @@ def block_notebook(d: Directive, ctx: Context) -> Markup:
 
 def block_findings(d: Directive, ctx: Context) -> Markup:
     ds = ctx.ds
-    fs = findings(ds)
+    fs = findings(ds, ctx.topic_order)
     if not fs:
         return no_results(ds, "Headline findings")
     rows: list[list[Any]] = []

@@ -28,6 +28,7 @@ class Context:
     svgs: SvgCache
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
     topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
+    topic_order: tuple[str, ...] = ()            # topic pages in the nav's reading order
     counter: list[int] = field(default_factory=lambda: [0])
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
 

@@ -59,6 +59,9 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
             page.parent = section
             section.children.append(page)
     nav.pages = [p for p in _walk(nav.items)]
+    assert _site is not None
+    _site.topic_order = tuple(p.file.src_uri[len("topics/"):-len(".md")] for p in nav.pages
+                              if p.file.src_uri.startswith("topics/") and p.file.src_uri.endswith(".md"))
     for prev, nxt in zip([None, *nav.pages[:-1]], nav.pages):
         if prev is not None:
             prev.next_page, nxt.previous_page = nxt, prev
