@@ -278,7 +278,10 @@ class Dataset:
             sp = self.cache.speedup(d, m) if d is not None else None
             div = self.per_call_divisor(topic, m.params)   # time per step where the YAML says so
             rows.append({
-                "runner": m.runner, "version": m.version, "tensorflow": m.tensorflow, "keras": m.keras,
+                # A chart series is one runner name: "<label>/<profile>" when a label has
+                # results of several profiles (records.series_names), so profiles never join.
+                "runner": m.runner, "profile": m.source.profile,
+                "version": m.version, "tensorflow": m.tensorflow, "keras": m.keras,
                 "newest": newest_version.get((m.runner, m.settings_id), ("",))[0] == m.version,
                 **{f"p_{k}": v for k, v in m.params.items()},
                 **{f"s_{k}": v for k, v in m.settings.items()},

@@ -150,15 +150,31 @@ def settings_of_case_id(case_id: str) -> str:
     return parts[2] if len(parts) >= 4 else "default"
 
 
+def series_names(docs: list[tuple[Path, dict[str, Any]]]) -> dict[tuple[str, str], str]:
+    """The name each (runner label, profile) goes by in the analysis: the label, unless the
+    same label also has results of another profile; then every profile but ``full`` is
+    named "<label>/<profile>". Everything downstream (current results, scenarios, noise
+    floors, claims, chart series) groups by that name, so a quick run and a full one of
+    one machine are never joined into one result, verdict or chart line."""
+    profiles: dict[str, set[str]] = {}
+    for _, doc in docs:
+        label = str((doc.get("runner") or {}).get("label", "?"))
+        profiles.setdefault(label, set()).add(str(doc.get("profile", "?")))
+    keep = {label: ("full" if "full" in ps else min(ps)) for label, ps in profiles.items()}
+    return {(label, p): label if p == keep[label] else f"{label}/{p}"
+            for label, ps in profiles.items() for p in ps}
+
+
 def read_documents(docs: list[tuple[Path, dict[str, Any]]]) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[dict[str, Any]]]:
     """Flatten loaded documents into measurements, noise records, runners and breakdowns."""
     measurements: list[Measurement] = []
     noise: list[Noise] = []
     runners: dict[str, Runner] = {}
     breakdowns: list[dict[str, Any]] = []
+    names = series_names(docs)
     for path, doc in docs:
         rdoc = doc.get("runner") or {}
-        label = str(rdoc.get("label", "?"))
+        label = names[(str(rdoc.get("label", "?")), str(doc.get("profile", "?")))]
         source = Source(path=str(path), runner=label, profile=str(doc.get("profile", "?")))
         runner = runners.setdefault(label, Runner(label=label))
         runner.description = runner.description or rdoc.get("description")

@@ -4,7 +4,11 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
 
 * ``TFPERF_RESULTS``  results root (default ``data/results``);
 * ``TFPERF_SNIPPETS`` topic YAMLs and snippets (default ``snippets``);
-* ``TFPERF_CACHE``    SVG and speedup caches (default ``build/site-cache``).
+* ``TFPERF_CACHE``    SVG and speedup caches (default ``build/site-cache``);
+* ``TFPERF_LOCAL``    this machine's own results (default ``local/results``, written by
+  ``scripts/main``): never part of the published figures; when the folder holds results,
+  each topic page gets a "this machine" section after its claims table, and the Runners
+  page one after the runner list (``render.local_blocks``). An empty value turns it off.
 
 Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
 in ``on_page_content`` (so Markdown never touches generated HTML); inline figures the same.
@@ -20,12 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from ..analyse import Dataset, analyse
+from ..analyse.local import LOCAL_ROOT, ThisMachine, this_machine
 from ..analyse.ratios import RatioCache
 from .blocks import DATA_URL, SCHEMA_URL, SVG_URL, Context, errors_box, render_block
 from .directives import BLOCK_RE, INLINE_RE, Directive, DirectiveError, parse_block, parse_inline
 from .embed import SvgCache
 from .html import Markup, admonition, h
 from .inline import render_inline
+from .local_blocks import runners_section, topic_section
 from .notebooks import snippet_notebook
 
 log = logging.getLogger("mkdocs.hooks.tfperf")
@@ -35,8 +41,11 @@ TOKEN_RE = re.compile(r"(?:<p>)?TFPERFSLOT(\d+)X(?:</p>)?")
 
 
 class Site:
-    def __init__(self, root: Path, results: Path, snippets: Path, cache: Path) -> None:
+    def __init__(self, root: Path, results: Path, snippets: Path, cache: Path,
+                 local: Path | None = None, local_shown_as: str = LOCAL_ROOT) -> None:
         self.root, self.results, self.snippets, self.cache = root, results, snippets, cache
+        self.local, self.local_shown_as = local, local_shown_as   # this machine's results root
+        self.this_machine = ThisMachine(root=local_shown_as)
         self.gen_dir = cache / "generated"
         self.ds: Dataset | None = None
         self.svgs = SvgCache(cache / "svg")
@@ -51,14 +60,22 @@ class Site:
         def path(var: str, default: str) -> Path:
             p = Path(os.environ.get(var, default))
             return p if p.is_absolute() else root / p
+        local = path("TFPERF_LOCAL", LOCAL_ROOT) if os.environ.get("TFPERF_LOCAL", LOCAL_ROOT) else None
+        shown = LOCAL_ROOT if local is None else (
+            local.relative_to(root).as_posix() if local.is_relative_to(root) else str(local))
         return cls(root, path("TFPERF_RESULTS", "data/results"), path("TFPERF_SNIPPETS", "snippets"),
-                   path("TFPERF_CACHE", "build/site-cache"))
+                   path("TFPERF_CACHE", "build/site-cache"), local=local, local_shown_as=shown)
 
     # -- build steps ----------------------------------------------------------------------
 
     def prepare(self) -> None:
         """Analyse the data and write the notebooks (start of every build)."""
         self.ds = analyse(self.results, self.snippets, cache=self.ratios)
+        # This machine's results: compared with the published ones, never added to them.
+        self.this_machine = (this_machine(self.local, self.results, self.snippets, self.ratios, self.local_shown_as)
+                             if self.local is not None else ThisMachine(root=self.local_shown_as))
+        for e in self.this_machine.errors:
+            log.info("tfperf: skipped local data: %s", e)
         self.svgs.produced.clear()
         self.slots.clear()
         for e in self.ds.errors:
@@ -98,6 +115,9 @@ class Site:
         def block(m: re.Match[str]) -> str:
             nonlocal shown_errors
             html = self._render(lambda: render_block(parse_block(m.group("body")), ctx), src_uri, m.group(0))
+            if self.this_machine:
+                html = Markup(html + self._render(lambda: self._this_machine(m.group("body"), ctx), src_uri,
+                                                  m.group(0)))
             if self.ds and self.ds.errors and not shown_errors:
                 html = Markup(errors_box(self.ds) + html)
                 shown_errors = True
@@ -111,6 +131,18 @@ class Site:
             return f"TFPERFSLOT{len(slots) - 1}X"
 
         return _outside_fences(markdown, lambda part: INLINE_RE.sub(inline, BLOCK_RE.sub(block, part)))
+
+    def _this_machine(self, body: str, ctx: Context) -> Markup:
+        """This machine's section after a topic's claims table and after the runner list."""
+        try:
+            d = parse_block(body)
+        except DirectiveError:
+            return Markup("")        # reported once, by the block itself
+        if d.kind == "claims" and d.topic:
+            return topic_section(self.this_machine, str(d.topic), ctx)
+        if d.kind == "runners":
+            return runners_section(self.this_machine, ctx)
+        return Markup("")
 
     def _render(self, fn: Any, src_uri: str, text: str, inline: bool = False) -> Markup:
         try:
