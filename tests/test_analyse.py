@@ -139,3 +139,32 @@ def test_empty_data(tmp_path: Path) -> None:
     assert ds2.measurements == [] and ds2.errors == []
     assert ds2.recommendations(TOPIC) == []
     assert _claim(ds2, "fast_beats_default").summary == "no results yet"
+
+
+def test_a_tie_names_no_winner(tmp_path: Path) -> None:
+    """Give the fast variant the default's very samples on runner A, small size: it is no
+    longer faster, so the recommendation is a tie between them (no winner named), in the
+    analysis and in the rendered table; runner A's big size keeps its single winner."""
+    from tfperf.render.blocks import Context, render_block
+    from tfperf.render.directives import parse_block
+    from tfperf.render.embed import SvgCache
+
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "data" / "results", root)
+    path = root / "fixture-a" / "full.json"
+    doc = json.loads(path.read_text())
+    mine = [r for r in doc["results"] if r["topic"] == TOPIC and r["params"]["size"] == "small" and r["timing"]]
+    default = next(r for r in mine if r["variant"] == "slow_default")
+    for r in mine:
+        if r["variant"] in ("fast", "same"):
+            r["timing"] = json.loads(json.dumps(default["timing"]))
+    path.write_text(json.dumps(doc))
+    ds = analyse(root, FIX / "snippets")
+    recs = ds.recommendations(TOPIC)
+    small = next(r for r in recs if r.scenario.runner == "fixture-a" and r.scenario.params["size"] == "small")
+    assert {small.best, *small.tied} == {"slow_default", "fast", "same"}
+    others = [r for r in recs if r is not small and r.best == "fast" and r.verdict == stats.HOLDS]
+    assert others and all(not r.tied for r in others)
+    html = str(render_block(parse_block(f"recommendations {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
+    # Runner B's fast variant is level with the default by design (both sizes): ties too.
+    assert html.count("tie: ") == 3 and "level within" in html

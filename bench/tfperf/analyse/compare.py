@@ -84,6 +84,7 @@ class Recommendation:
     noise: NoiseFloor
     excluded: dict[str, str]       # variant -> reason it is never recommended
     fastest_overall: str | None    # fastest ok variant regardless of correctness
+    tied: tuple[str, ...] = ()     # other correct variants level with `best` within the noise: no single winner
 
     @property
     def stale(self) -> bool:
@@ -104,6 +105,10 @@ def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: Rat
     if best is not None and d is not None and d.ok:
         speed = cache.speedup(d, best)
         verdict = stats.verdict(speed.low, speed.high, nf.value) if best.variant != default else None
+    # A variant the best is not faster than beyond the noise ties with it (e.g. two spellings
+    # of one code path): the page names no winner among them.
+    tied = tuple(sorted(m.variant for m in candidates if best is not None and m is not best
+                        and cache.speedup(m, best).low <= 1.0 + nf.value))
     return Recommendation(scenario=sc, default=default, best=best.variant if best else None,
                           speedup=speed, verdict=verdict, noise=nf, excluded=excluded,
-                          fastest_overall=fastest.variant if fastest else None)
+                          fastest_overall=fastest.variant if fastest else None, tied=tied)

@@ -124,6 +124,8 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
     for runner, rs in sorted(by_runner.items()):
         rows = []
         show_settings = len({r.scenario.key[1] for r in rs}) > 1    # a column only where settings vary
+        # Rows without the default to compare with (e.g. train_step's eager=off group) last.
+        rs = sorted(rs, key=lambda r: r.best is not None and r.speedup is None and r.default not in r.scenario.variants)
         for r in rs:
             sc = r.scenario
             if r.best is None:
@@ -132,6 +134,10 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                 verdict: Any = "–"
             else:
                 best = element("strong", ds.label(topic, r.best))
+                if r.tied:                            # no winner inside the noise
+                    names = [ds.label(topic, v) for v in (r.best, *r.tied)]
+                    best = join([element("strong", "tie: "), ", ".join(names[:-1]), " and ", names[-1],
+                                 element("small", f" (level within ±{percent(r.noise.value)})")])
                 if r.speedup:
                     sp = times_ci(r.speedup.point, r.speedup.low, r.speedup.high)
                 elif r.default not in sc.variants:    # e.g. train_step's eager=off group: by design
@@ -151,10 +157,11 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                     verdict = verdict_badge(r.verdict)
             excluded = join([join([ds.label(topic, v), ": ", why])
                              for v, why in sorted(r.excluded.items())], "; ") if r.excluded else "–"
-            rows.append([*([settings_id(sc.settings)] if show_settings else []), _scenario_text(sc.params), best,
-                         sp, verdict, excluded, stale_mark(sc.variants.values())])
-        t = table([*(["settings"] if show_settings else []), "parameters", "fastest correct variant",
-                   f"speedup over {ds.label(topic, recs[0].default)}", "verdict", "never recommended here", ""], rows)
+            rows.append([*([settings_id(sc.settings)] if show_settings else []), _scenario_text(sc.params),
+                         sp, verdict, best, excluded, stale_mark(sc.variants.values())])
+        t = table([*(["settings"] if show_settings else []), "parameters",
+                   f"speedup over {ds.label(topic, recs[0].default)}", "verdict", "fastest correct variant",
+                   "never recommended here", ""], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
                           f"{provenance(ctx, ms)}</details>"))
