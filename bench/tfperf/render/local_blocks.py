@@ -63,6 +63,14 @@ def topic_section(tm: ThisMachine, topic: str, ctx: Context) -> Markup:
         parts = [Markup("<p>" + _intro(tm, v, len(here), "results of this topic") + "</p>")]
         cases = [c for c in v.cases if c.topic == topic]
         names = [s.name for s in v.runners]
+        claims = [c for c in v.claims if c.topic == topic]
+        if claims:
+            crows = [[join([c.text, Markup("<br>"), element("small", c.claim_id)]),
+                      join([verdict_badge(c.here),
+                            _range(c.here_ratio)]),
+                      *(verdict_badge(c.there.get(n)) for n in names)] for c in claims]
+            parts.append(Markup("<p>Each claim here, and on each published runner over the same scenarios:</p>"))
+            parts.append(table(["claim", "this machine", *names], crows))
         rows = []
         for name in names:
             mine = [c for c in cases if c.runner == name]
@@ -72,14 +80,6 @@ def topic_section(tm: ThisMachine, topic: str, ctx: Context) -> Markup:
         parts.append(Markup("<p>Time here over time there, per published runner (median over the cases "
                             "measured on both; below 1× this machine is faster):</p>"))
         parts.append(table(["published runner", "cases on both", "typical time here", "here inside their IQR"], rows))
-        claims = [c for c in v.claims if c.topic == topic]
-        if claims:
-            crows = [[join([c.text, Markup("<br>"), element("small", c.claim_id)]),
-                      join([verdict_badge(c.here),
-                            _range(c.here_ratio)]),
-                      *(verdict_badge(c.there.get(n)) for n in names)] for c in claims]
-            parts.append(Markup("<p>Each claim here, and on each published runner over the same scenarios:</p>"))
-            parts.append(table(["claim", "this machine", *names], crows))
         recs = [r for r in v.recommendations if r.topic == topic]
         if recs:
             held = sum(r.holds_here is True for r in recs)
