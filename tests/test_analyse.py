@@ -168,3 +168,21 @@ def test_a_tie_names_no_winner(tmp_path: Path) -> None:
     html = str(render_block(parse_block(f"recommendations {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
     # Runner B's fast variant is level with the default by design (both sizes): ties too.
     assert html.count("tie: ") == 3 and "level within" in html
+
+
+def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds) -> None:  # type: ignore[no-untyped-def]
+    """On the fixture, "fast" beats the default 2x on runner A and is level with it on
+    runner B (by design): the advice names it, with runner B's scenarios as not paying; the
+    wrong-output variant, though fastest, is never advised."""
+    from tfperf.analyse.advice import advise
+    from tfperf.render.blocks import Context, render_block
+    from tfperf.render.directives import parse_block
+    from tfperf.render.embed import SvgCache
+
+    a = advise(ds, TOPIC)
+    assert a is not None and a.use == "fast" and a.default == "slow_default"
+    assert a.scenarios == 4 and a.wins == 2 and {sc.runner for sc in a.not_paying} == {"fixture-b"}
+    assert a.low is not None and a.high is not None and a.low < 1.1 and 1.9 < a.high < 2.1
+    html = str(render_block(parse_block(f"dothis {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
+    assert "Do this" in html and ds.label(TOPIC, "fast") in html and "does not pay" in html
+    assert "fastest but wrong" not in html

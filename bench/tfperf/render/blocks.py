@@ -21,6 +21,7 @@ from .context import (DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, proven
                       stale_mark, verdict_badge)
 from .directives import Directive, DirectiveError
 from .embed import chart_html
+from .advice_block import block_dothis
 from .failures import block_failures
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
                    times_ci)
@@ -380,9 +381,9 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
     "trends": block_trends, "breakdown": block_breakdown, "notebook": block_notebook,
     "findings": block_findings, "runners": block_runners, "datafiles": block_datafiles, "errors": block_errors,
-    "failures": block_failures,
+    "failures": block_failures, "dothis": block_dothis,
 }
-NEEDS_TOPIC = {"chart", "recommendations", "claims", "trends", "breakdown", "notebook",
+NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "settings", "metrics", "breakeven", "tenrun"}
 
 

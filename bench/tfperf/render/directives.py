@@ -37,7 +37,8 @@ from typing import Any
 from ..errors import TfperfError
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun")
+               "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
+               "dothis")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.M)

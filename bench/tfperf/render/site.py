@@ -53,6 +53,7 @@ class Site:
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
         self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
+        self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
 
     @classmethod
     def from_config(cls, config: Any) -> "Site":
@@ -107,7 +108,7 @@ class Site:
     def page_markdown(self, markdown: str, src_uri: str, url: str) -> str:
         assert self.ds is not None
         ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks,
-                      topic_pages=self.topic_pages)
+                      topic_pages=self.topic_pages, topic_order=self.topic_order)
         slots: dict[int, Markup] = {}
         self.slots[src_uri] = slots
         shown_errors = "tfperf:errors" in markdown

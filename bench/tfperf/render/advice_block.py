@@ -1,0 +1,49 @@
+"""The "Do this" box at the top of a topic page (``<!-- tfperf:dothis TOPIC -->``): the
+answer first, computed from the data by :func:`tfperf.analyse.advice.advise`."""
+
+from __future__ import annotations
+
+from ..analyse.advice import advise
+from ..analyse.compare import Scenario
+from ..analyse.records import settings_id
+from .context import Context, no_results
+from .directives import Directive
+from .html import Markup, admonition, element, h, join, times
+
+SHOWN = 4     # scenarios named where the advice does not pay; the rest are counted
+
+
+def _where(sc: Scenario) -> str:
+    parts = [", ".join(f"{k}={v}" for k, v in sc.params.items())]
+    if sc.settings:
+        parts.append(settings_id(sc.settings))
+    return f"{' '.join(p for p in parts if p) or 'default'} on {sc.runner}"
+
+
+def block_dothis(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    ds = ctx.ds
+    a = advise(ds, topic)
+    if a is None:
+        return no_results(ds, f"Advice for {topic}")
+    default = ds.label(topic, a.default)
+    if a.use is None or a.typical is None:
+        return admonition("tip", "Do this", Markup(
+            f"<p>Keep <strong>{h(default)}</strong>: in no scenario measured does another variant with "
+            f"correct output beat it beyond the noise.</p>"))
+    body = [Markup(f"<p>Use <strong>{h(ds.label(topic, a.use))}</strong> instead of {h(default)}: typically "
+                   f"<strong>{h(times(a.typical))}</strong> as fast (the median over {a.scenarios} scenarios; from "
+                   f"{h(times(a.low))} to {h(times(a.high))}). It is faster beyond the noise in {a.wins} of "
+                   f"{a.scenarios}.</p>")]
+    if a.level_with:
+        level = ", ".join(f"{ds.label(topic, v)} (in {n})" for v, n in a.level_with.most_common())
+        body.append(Markup(f"<p>Where it is the fastest, these are level with it within the noise: {h(level)}.</p>"))
+    if a.not_paying:
+        items = [element("li", _where(sc)) for sc in a.not_paying[:SHOWN]]
+        more = len(a.not_paying) - SHOWN
+        if more > 0:
+            items.append(element("li", f"and {more} more (the recommendation table below lists each)"))
+        body.append(Markup(f"<p>It does not pay (not faster beyond the noise) in {len(a.not_paying)} "
+                           f"scenario{'s' if len(a.not_paying) != 1 else ''}:</p>"))
+        body.append(element("ul", join(items)))
+    return admonition("tip", "Do this", join(body))
