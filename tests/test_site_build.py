@@ -3,6 +3,7 @@ the file and the field, and everything else still renders (no browser needed).""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -38,3 +39,9 @@ def test_build_with_a_malformed_file(tmp_path: Path) -> None:
     assert (out / "data" / "results" / "fixture-a" / "full.json").is_file()
     assert (out / "data" / "schema_v2.json").is_file()
     assert (out / "notebooks" / "predict_vs_call.ipynb").is_file()
+    # The notebooks are in the nav, and out of the search index (the topic pages explain the code).
+    assert "Notebooks" in home and 'href="notebooks/predict_vs_call/"' in home
+    index = json.loads((out / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert index["docs"] and not [d for d in index["docs"] if d["location"].startswith("notebooks/")]
+    notebook_page = (out / "notebooks" / "predict_vs_call" / "index.html").read_text(encoding="utf-8")
+    assert "%%writefile" not in notebook_page            # the timing helper's cell is not on the page

@@ -58,6 +58,15 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
             page = Page(None, f, config)
             page.parent = section
             section.children.append(page)
+    notebooks = [f for f in sorted(files.documentation_pages(), key=lambda f: f.src_uri)
+                 if f.src_uri.endswith(".ipynb") and f.src_uri not in listed]
+    if notebooks:                       # the topics' notebooks, after the pages that explain them
+        nb_section = Section("Notebooks", [])
+        for f in notebooks:
+            page = Page(None, f, config)
+            page.parent = nb_section
+            nb_section.children.append(page)
+        nav.items.append(nb_section)
     nav.pages = [p for p in _walk(nav.items)]
     assert _site is not None
     _site.topic_order = tuple(p.file.src_uri[len("topics/"):-len(".md")] for p in nav.pages
@@ -85,6 +94,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     assert _site is not None
+    if page.file.src_uri.endswith(".ipynb"):
+        # A notebook repeats its topic page's code: searching "jit_compile" should find the
+        # page that explains it, not the notebook (Material's search reads this key).
+        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
     return _site.page_content(html, page.file.src_uri)
 
 
