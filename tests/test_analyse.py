@@ -186,3 +186,19 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
     html = str(render_block(parse_block(f"dothis {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
     assert "Do this" in html and ds.label(TOPIC, "fast") in html and "does not pay" in html
     assert "fastest but wrong" not in html
+
+
+def test_a_claim_that_failed_on_one_runner_says_so_beside_the_others_verdict(tmp_path: Path) -> None:
+    """Runner B's "fast" cases all fail: the claim reads runner A's verdict, then "failed on
+    1 runner" with the first error, so the failure is not hidden by the other's verdict."""
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "data" / "results", root)
+    path = root / "fixture-b" / "full.json"
+    doc = json.loads(path.read_text())
+    for r in doc["results"]:
+        if r["topic"] == TOPIC and r["variant"] == "fast":
+            r.update(status="error", error="RuntimeError: boom on B", timing=None, first_call_s=None, output=None)
+    path.write_text(json.dumps(doc))
+    ds2 = analyse(root, FIX / "snippets")
+    summary = _claim(ds2, "fast_beats_default").summary
+    assert summary.startswith("holds; failed on 1 runner (failed: ") and "boom on B" in summary

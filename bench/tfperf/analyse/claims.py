@@ -93,6 +93,10 @@ class ClaimResult:
             mine = [ch for ch in self.checks if ch.scenario.runner == runner and ch.verdict != NO_DATA]
             if mine:
                 words[runner] = verdict_words(mine)
+        return self._said(words) + self._failed_elsewhere()
+
+    @staticmethod
+    def _said(words: dict[str, str]) -> str:
         n = len(words)
         if n == 1:
             return next(iter(words.values()))
@@ -101,6 +105,14 @@ class ClaimResult:
             return f"{kinds[0]} on all {n} runners"
         counts = {w: sum(1 for v in words.values() if v == w) for w in kinds}
         return ", ".join(f"{w} on {counts[w]}" for w in kinds) + f" of {n} runners"
+
+    def _failed_elsewhere(self) -> str:
+        """"; failed on 1 runner (...)" for runners where the claim's cases only failed, so
+        a verdict from the others never hides them."""
+        failed = [r for r, v in self.by_runner.items() if v == NO_DATA and self.failed_text(r)]
+        if not failed:
+            return ""
+        return f"; failed on {len(failed)} runner{'s' if len(failed) != 1 else ''} ({self.failed_text(failed[0])})"
 
 
 def verdict_words(checks: Iterable[ClaimCheck]) -> str:
