@@ -1,9 +1,12 @@
 """The built site in a real browser (Debian chromium driven by pip's playwright).
 
 Builds the site from synthetic fixture data (tests/fixtures/site/make_fixture.py), serves
-it on 127.0.0.1, opens every page, waits for every chart to render, and checks: no
-console error, no request to any other host, no script run from data (alert), and that
-search finds a topic. Screenshots go to test-artifacts/screenshots/.
+it on 127.0.0.1, opens every page at 1400 px and at 400 px, waits for every chart to
+render, and checks: nothing wider than the content column (a table or chart that must
+scroll scrolls in its own box), no table column out of sight, no chart shrunk below its
+size, no console error, no request to any other host, no script run from data (alert), and
+that search finds a topic. Screenshots go to test-artifacts/screenshots/ (git-ignored),
+named <page>-<width>.png, listed in index-<width>.txt.
 """
 
 from __future__ import annotations
@@ -79,14 +82,62 @@ def browser():  # type: ignore[no-untyped-def]
         b.close()
 
 
-def test_every_page_renders_locally(built_site: Path, server: str, browser) -> None:  # type: ignore[no-untyped-def]
+# Every element of the content column, outside charts' SVG, that sticks out of the column
+# (Material's .md-content: the text column and the margins its tables and code blocks may
+# bleed into) without a box of its own that scrolls and fits; tables wider than their
+# scroll box (columns out of sight); charts drawn smaller than their size (vega-embed
+# shrinks an SVG to its box: 3 px text on a phone).
+_LAYOUT_JS = """() => {
+  const col = document.querySelector('.md-content').getBoundingClientRect();
+  const fits = r => r.left >= col.left - 1 && r.right <= col.right + 1;
+  const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+      + (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  const scrollBox = el => {
+    for (let a = el.parentElement; a && !a.classList.contains('md-content'); a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if ((ox === 'auto' || ox === 'scroll' || ox === 'hidden') && fits(a.getBoundingClientRect())) return a;
+    }
+    return null;
+  };
+  const out = {overflow: [], hiddenColumns: [], shrunk: []};
+  for (const el of document.querySelectorAll('.md-content__inner *:not(svg *)')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || fits(r) || scrollBox(el)) continue;
+    out.overflow.push(name(el) + ' ' + Math.round(r.left) + '..' + Math.round(r.right)
+                      + ' in ' + Math.round(col.left) + '..' + Math.round(col.right));
+  }
+  for (const t of document.querySelectorAll('.md-content__inner table')) {
+    const box = scrollBox(t);
+    if (box && box.scrollWidth > box.clientWidth + 1 && t.getBoundingClientRect().width > 0)
+      out.hiddenColumns.push((t.querySelector('th, td') || t).textContent.trim().slice(0, 60)
+                             + ': ' + box.scrollWidth + ' px in a ' + box.clientWidth + ' px box');
+  }
+  for (const svg of document.querySelectorAll('[data-tfperf-chart] svg.marks')) {
+    const drawn = svg.getBoundingClientRect().width, w = svg.width.baseVal.value;
+    if (drawn < w - 1) out.shrunk.push(svg.closest('[data-tfperf-chart]').id + ': ' + Math.round(w)
+                                       + ' px drawn in ' + Math.round(drawn));
+  }
+  const se = document.scrollingElement;
+  out.page = [se.scrollWidth, se.clientWidth];
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_every_page_fits_and_renders_locally(built_site: Path, server: str, browser, width: int) -> None:  # type: ignore[no-untyped-def]
+    """At a desktop width and a phone's, every page: renders every chart at its own size,
+    never scrolls sideways, keeps every element inside the content column (or inside a box
+    of its own that scrolls), hides no table column, logs no console error and requests
+    nothing outside the site. Full-page screenshots go to test-artifacts/screenshots/."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     pages = _pages(built_site)
     assert "topics/predict_vs_call/" in pages and "" in pages
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": 900})
     errors: list[str] = []
     outside: list[str] = []
     dialogs: list[str] = []
+    layout: list[str] = []
+    shots: list[str] = []
     page.on("console", lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -105,12 +156,25 @@ def test_every_page_renders_locally(built_site: Path, server: str, browser) -> N
             charts_seen += n
         html = page.content()
         assert "TFPERFSLOT" not in html, f"{rel}: an unreplaced placeholder"
+        found = page.evaluate(_LAYOUT_JS)
+        where = f"{rel or '/'} at {width} px"
+        sw, cw = found["page"]
+        if sw > cw:
+            layout.append(f"{where}: the page scrolls sideways ({sw} px in {cw})")
+        layout += [f"{where}: sticks out of the column: {x}" for x in found["overflow"][:5]]
+        layout += [f"{where}: a table's columns out of sight: {x}" for x in found["hiddenColumns"]]
+        layout += [f"{where}: a chart drawn smaller than its size: {x}" for x in found["shrunk"]]
         name = (rel.strip("/").replace("/", "_") or "home")
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        shot = SHOTS / f"{name}-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        shots.append(str(shot.relative_to(ROOT)))
+    (SHOTS / f"index-{width}.txt").write_text("\n".join(shots) + "\n", encoding="utf-8")
+    print(f"screenshots at {width} px:", *shots, sep="\n  ")
     assert charts_seen >= 3, "the topic page's charts were not found"
     assert not errors, "console errors:\n" + "\n".join(errors)
     assert not outside, "requests outside the site:\n" + "\n".join(outside)
     assert not dialogs, f"a script from the data ran: {dialogs}"
+    assert not layout, "layout:\n" + "\n".join(layout)
     # Markup in the data is shown as text.
     page.goto(server + "runners/", wait_until="networkidle")
     assert page.get_by_text("<script>alert(1)</script> Fixture 16-core CPU").count() >= 1
@@ -130,9 +194,16 @@ def test_search_finds_a_topic(server: str, browser) -> None:  # type: ignore[no-
 
 
 def test_no_external_url_in_html(built_site: Path) -> None:
+    """Nothing the browser would load from another host: no src=, <link href=>, import()
+    or url() to one. A link the reader may follow (<a href>, e.g. the Stack Overflow
+    question a history box quotes, which its CC BY-SA licence asks to credit) loads nothing."""
     import re
 
-    bad = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//|import\(\s*["']https?://|url\(\s*["']?https?://""")
+    bad = re.compile(r"""\bsrc\s*=\s*["']?(?:https?:)?//|<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?//"""
+                     r"""|import\(\s*["']https?://|url\(\s*["']?https?://""")
     hits = [f"{p.relative_to(built_site)}: {m.group(0)}" for p in built_site.rglob("*.html")
             for m in bad.finditer(p.read_text(encoding="utf-8"))]
     assert not hits, "\n".join(hits[:20])
+    links = [m.group(1) for p in built_site.rglob("*.html")
+             for m in re.finditer(r"""<a\b[^>]*\bhref\s*=\s*["']((?:https?:)?//[^"']*)""", p.read_text(encoding="utf-8"))]
+    assert all(u.startswith("https://") for u in links), [u for u in links if not u.startswith("https://")][:5]

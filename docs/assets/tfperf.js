@@ -9,6 +9,28 @@
     // The editor/source actions would link to vega.github.io; keep only local exports.
     actions: { export: true, source: false, compiled: false, editor: false }
   };
+  // Fit a spec to the width its box has (a phone: about 370 px): wrapped panels
+  // (render/charts.py) go one per row, a single panel narrows, legends stack. A grid of rows
+  // and columns of panels keeps its size and scrolls in its own box (tfperf.css).
+  var AXIS = 120, GAP = 24, MIN_PANEL = 180, ACTIONS = 40;
+  function fit(spec, el) {
+    var avail = el.clientWidth - ACTIONS;
+    if (!(avail > 0)) { return; }
+    if (spec.facet && spec.spec && typeof spec.columns === "number" && typeof spec.spec.width === "number") {
+      var w = spec.spec.width;
+      var cols = Math.max(1, Math.min(spec.columns, Math.floor((avail - AXIS + GAP) / (w + GAP))));
+      spec.columns = cols;
+      if (cols === 1 && w + AXIS > avail) { spec.spec.width = Math.max(MIN_PANEL, avail - AXIS); }
+    } else if (!spec.facet && typeof spec.width === "number" && spec.width + AXIS > avail) {
+      spec.width = Math.max(MIN_PANEL, avail - AXIS);
+    }
+    if (avail < 600 && spec.config) {
+      // one legend under the other, each one entry a line
+      spec.config.legend = Object.assign({}, spec.config.legend || {}, {
+        columns: 1, labelLimit: Math.max(120, avail - 60),
+        layout: { bottom: { direction: "vertical", anchor: "start" } } });
+    }
+  }
   document.querySelectorAll("[data-tfperf-chart]").forEach(function (el) {
     var holder = document.getElementById(el.id + "-spec");
     if (!holder || typeof vegaEmbed !== "function") { return; }
@@ -20,6 +42,7 @@
       if (!rows) { el.setAttribute("data-rendered", "error"); console.error("tfperf chart " + el.id + ": rows " + rid + " missing"); return; }
       spec.datasets = { rows: JSON.parse(rows.textContent) };
     }
+    fit(spec, el);
     vegaEmbed(el, spec, opts).then(function () {
       el.setAttribute("data-rendered", "true");
     }).catch(function (err) {
@@ -27,5 +50,24 @@
       el.textContent = "This chart could not be drawn: " + err;
       console.error("tfperf chart " + el.id + ": " + err);
     });
+  });
+})();
+
+// Small screens: tables of four or more columns are shown as cards (docs/assets/tfperf.css);
+// each cell gets its column's heading as a label.
+(function () {
+  "use strict";
+  document.querySelectorAll(".md-typeset table").forEach(function (table) {
+    var heads = table.querySelectorAll("thead th");
+    if (heads.length < 4) { return; }
+    var labels = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
+    table.querySelectorAll("tbody tr").forEach(function (tr) {
+      Array.prototype.forEach.call(tr.children, function (td, i) {
+        if (labels[i]) { td.setAttribute("data-label", labels[i]); }
+        // a cell that says nothing ("–") is left out of the card
+        if (/^[–-]?$/.test(td.textContent.trim()) && !td.querySelector("img, svg")) { td.setAttribute("data-none", ""); }
+      });
+    });
+    table.setAttribute("data-tfperf-cards", "");
   });
 })();

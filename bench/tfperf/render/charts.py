@@ -4,6 +4,13 @@ Charts draw rows the analysis computed (``Dataset.chart_rows``); they compute no
 statistics. Every chart has a choice of runner, software version and of each setting
 (e.g. Keras 2 or 3) and each remaining parameter, tooltips with the median and its 95%
 CI, and a log scale where the values span more than a decade.
+
+Layout for any screen: panels (one per value of the facet parameter, in numeric order)
+share one y scale and wrap, so docs/assets/tfperf.js can lay them out one per row on a
+narrow screen (it sets ``columns`` and the panel width from the box the chart gets); a log
+axis has 1-2-5 ticks (1×, 2×, 5×, 10×, ...); colours are the Okabe-Ito palette, which
+colour-blind readers can tell apart; legend labels are short (the variant id when the
+topic's labels are long; the tooltip has the full label).
 """
 
 from __future__ import annotations
@@ -41,9 +48,55 @@ def _values(rows: list[dict[str, Any]], field: str, order: list[Any] | None = No
     return known + sorted(vals - set(known), key=lambda v: (not _num(v), v if _num(v) else str(v)))
 
 
+# Okabe & Ito (2008), colour-blind safe, in an order that keeps neighbours apart; then
+# four of Paul Tol's for topics with more variants.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442",
+           "#882255", "#44AA99", "#999933", "#332288"]
+LEGEND_LABEL_MAX = 34     # longer variant labels are replaced by the variant id in the legend
+PANEL_COLUMNS = 3         # panels per row on a wide screen; tfperf.js reduces it to fit
+
+
+def _axis_values(rows: list[dict[str, Any]], field: str, order: list[Any] | None = None) -> list[Any]:
+    """The values of a parameter in display order: ascending when they are all numbers
+    (1, 32, 64, 1024, whatever order the YAML or a later profile added them in), else the
+    YAML's order."""
+    vals = _values(rows, field, order)
+    return sorted(vals) if vals and all(_num(v) for v in vals) else vals
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 tick values from below ``lo`` to above ``hi`` (both > 0): 0.5, 1, 2, 5, 10, ..."""
+    out: list[float] = []
+    e = math.floor(math.log10(lo))
+    while True:
+        for m in (1, 2, 5):
+            v = float(f"{m * 10.0 ** e:.12g}")
+            if v >= lo / 5:
+                out.append(v)
+            if v > hi * 5 or len(out) > 60:
+                return out
+        e += 1
+
+
+def _positive(rows: list[dict[str, Any]], fields: list[str]) -> list[float]:
+    return [r[f] for r in rows for f in fields if f and _num(r.get(f)) and r[f] > 0]
+
+
 def _spans_decades(rows: list[dict[str, Any]], fields: list[str]) -> bool:
     xs = [r[f] for r in rows for f in fields if f and _num(r.get(f)) and r[f] > 0]
     return bool(xs) and max(xs) / min(xs) > 10
+
+
+def has_trend(rows: list[dict[str, Any]]) -> bool:
+    """Whether a trend chart has anything to draw: one case (runner, variant, parameters,
+    settings) measured with two or more software versions. A topic measured under Keras 2
+    and Keras 3 has two versions but no trend: each case has one."""
+    versions: dict[tuple[Any, ...], set[Any]] = {}
+    for r in rows:
+        key = tuple(sorted((k, str(v)) for k, v in r.items()
+                           if k in ("runner", "variant") or k.startswith(("p_", "s_"))))
+        versions.setdefault(key, set()).add(r.get("version"))
+    return any(len(v) > 1 for v in versions.values())
 
 
 def chart_spec(rows: list[dict[str, Any]], view: str, static: bool = False, **options: Any) -> dict[str, Any]:
@@ -109,25 +162,29 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
     if unit != "call" and view in ("latency", "trend"):
         ytitle = f"time per {unit}"
     elif unit != "call" and view == "first_call":
-        ytitle = "first call (tracing, building; one whole call)"
-    if view == "speedup":
-        ytitle = f"speedup over {default_label} (×, higher is faster)"
+        ytitle = ["first call", "(tracing, building; one whole call)"]  # type: ignore[assignment]
+    if view == "speedup":   # two lines: one would be longer than a panel is high
+        ytitle = [f"speedup over {default_label}", "(×, higher is faster)"]  # type: ignore[assignment]
     filt = " && ".join(conds) + f" && isValid(datum['{yf}'])"
     ylog = _spans_decades(rows, [yf, ylo or yf, yhi or yf])
-    yscale = alt.Scale(type="log") if ylog else alt.Scale(zero=view == "speedup")
+    # A linear time axis starts at zero (54 and 62 ms are 15% apart, not a factor of ten);
+    # a linear speedup axis need not, it always shows the 1× line.
+    yscale = alt.Scale(type="log") if ylog else alt.Scale(zero=view != "speedup")
 
     if view == "trend":
         xenc = alt.X("version:O", title="software version", sort=_values(rows, "version"))
     else:
         assert x is not None
-        xvals = _values(rows, f"p_{x}", (order or {}).get(x))   # nominal x in the YAML's order
+        xvals = _axis_values(rows, f"p_{x}", (order or {}).get(x))   # numbers ascending, names in the YAML's order
         if all(_num(v) for v in xvals):
             xlog = len(xvals) > 1 and min(xvals) > 0 and max(xvals) / min(xvals) >= 10
             xenc = alt.X(f"p_{x}:Q", title=x, scale=alt.Scale(type="log") if xlog else alt.Scale(),
                          axis=alt.Axis(values=xvals))
         else:
             xenc = alt.X(f"p_{x}:N", title=x, sort=xvals)
-    color = alt.Color("label:N", title="variant", legend=alt.Legend(orient="bottom", columns=2, labelLimit=320))
+    labels = {r.get("label") for r in rows}
+    legend_field = "label" if max((len(str(v)) for v in labels), default=0) <= LEGEND_LABEL_MAX else "variant"
+    color = alt.Color(f"{legend_field}:N", title="variant", scale=alt.Scale(range=PALETTE))
     tooltip = [alt.Tooltip("label:N", title="variant"), alt.Tooltip("runner:N"), alt.Tooltip("version:N"),
                *[alt.Tooltip(f"p_{p}:N", title=p) for p in params],
                *[alt.Tooltip(f"s_{s}:N", title=s) for s in settings],
@@ -137,13 +194,17 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
                alt.Tooltip("status:N"), alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
 
     base = alt.Chart().transform_filter(filt)
-    axis = (alt.Axis(labelExpr="format(datum.value, '~s') + 's'") if view != "speedup"
-            else alt.Axis(labelExpr="format(datum.value, '~g') + '×'"))
+    ticks: dict[str, Any] = {}
+    if ylog:
+        pos = _positive(rows, [yf, ylo or yf, yhi or yf])
+        ticks = {"values": log_ticks(min(pos), max(pos))}
+    axis = (alt.Axis(labelExpr="format(datum.value, '~s') + 's'", **ticks) if view != "speedup"
+            else alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks))
     y = alt.Y(f"{yf}:Q", title=ytitle, scale=yscale, axis=axis)
-    line = base.mark_line(point=False, opacity=0.6).encode(x=xenc, y=y, color=color, detail="variant:N")
-    points = base.mark_point(filled=True, size=60).encode(
+    line = base.mark_line(point=False, opacity=0.8).encode(x=xenc, y=y, color=color, detail="variant:N")
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=xenc, y=y, color=color, tooltip=tooltip,
-        shape=alt.Shape("status:N", title="status", legend=alt.Legend(orient="bottom"),
+        shape=alt.Shape("status:N", title="status",
                         scale=alt.Scale(domain=["ok", "output outside tolerance", "not recommended", "stale"],
                                         range=["circle", "cross", "triangle-down", "diamond"])),
     )
@@ -155,13 +216,21 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
         layers.append(alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(1)))
     layer = alt.layer(*layers).properties(width=210 if facet else 480, height=240)
     if facet:
-        fvals = _values(rows, f"p_{facet}", (order or {}).get(facet))
-        chart: Any = layer.facet(column=alt.Column(f"p_{facet}:N", title=facet, sort=fvals),
-                                 data=alt.NamedData(name="rows")).resolve_scale(y="independent")
+        fvals = _axis_values(rows, f"p_{facet}", (order or {}).get(facet))
+        # Wrapped panels on one shared y scale: the same value sits at the same height in
+        # every panel, and a narrow screen gets one panel per row (tfperf.js).
+        header = alt.Header(title=None, labelExpr=f"{_js_str(facet + ' = ')} + datum.value",
+                            labelFontSize=12, labelFontWeight="bold")
+        chart: Any = layer.facet(facet=alt.Facet(f"p_{facet}:N", sort=fvals, header=header),
+                                 columns=min(PANEL_COLUMNS, len(fvals)),
+                                 data=alt.NamedData(name="rows")).resolve_scale(y="shared")
     else:
         chart = layer.properties(data=alt.NamedData(name="rows"))
-    chart = chart.add_params(*alt_params).properties(title=title or "")
-    chart = chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
+    chart = chart.add_params(*alt_params)
+    if title:
+        chart = chart.properties(title=title)
+    chart = (chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
+             .configure_legend(orient="bottom", columns=2, labelLimit=320))
     spec = chart.to_dict(validate=True)   # validated without the rows (fast); rows added below
     spec.pop("$schema", None)   # no URL in the page; the embed code says "vega-lite"
     shown = [d for d in data if _initially_shown(d, sel)]
@@ -176,6 +245,11 @@ def _initially_shown(d: dict[str, Any], sel: list[tuple[str, str, list[Any], Any
         elif str(d.get(fld)) != str(init):
             return False
     return True
+
+
+def _js_str(text: str) -> str:
+    """A Vega expression string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _pretty(name: str) -> str:

@@ -137,5 +137,7 @@ def fill(markdown: str, root: str | Path) -> str:
     """Replace the ``<!-- faults:table -->`` placeholder with the generated table."""
     if not PLACEHOLDER_RE.search(markdown):
         return markdown
-    table = markdown_table(collect(root))
+    # A class for the layout (docs/assets/tfperf.css: fixed column widths, test ids that
+    # wrap); md_in_html renders the Markdown table inside the div.
+    table = f'<div class="tfperf-faults" markdown>\n\n{markdown_table(collect(root))}\n</div>\n'
     return PLACEHOLDER_RE.sub(lambda _: table, markdown)

@@ -6,7 +6,9 @@ axis, 1, 2, 4, ... up to the largest value any runner measured, so a runner with
 cores extends the curve by itself; named values ("default", "inter1", "omp1") follow as
 labelled points to the right of a separator. One line per runner (dash and shape tell
 runners apart), coloured by a second setting (e.g. oneDNN), labelled with the YAML's
-``settings_labels``. Computes no statistics.
+``settings_labels``. Panels (model × batch, say) share one y scale, in numeric order; a log
+axis has 1-2-5 ticks; colours are charts.PALETTE. A grid of panels wider than the page
+scrolls in its own box (docs/assets/tfperf.css). Computes no statistics.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import altair as alt
 
-from .charts import ChartError, _decorate, _spans_decades, _values
+from .charts import PALETTE, ChartError, _axis_values, _decorate, _positive, _spans_decades, _values, log_ticks
 
 
 def _is_num(v: Any) -> bool:
@@ -45,6 +47,12 @@ def x_positions(values: list[str], order: list[str] | None = None) -> dict[str, 
     start = (max(pos.values()) + 1.0) if pos else 0.0
     pos.update({v: start + i for i, v in enumerate(named)})
     return pos
+
+
+def _header(name: str) -> alt.Header:
+    """Panel headers that say what they are ("batch = 32"), with no lone title above them."""
+    lit = "'" + (name + " = ").replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return alt.Header(title=None, labelExpr=f"{lit} + datum.value", labelFontSize=12, labelFontWeight="bold")
 
 
 def _js_key(x: float) -> str:
@@ -120,9 +128,11 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
     xaxis = alt.Axis(values=sorted(pos.values()), labelExpr=label_expr, grid=False, labelOverlap=False,
                      labelAngle=-45 if len(pos) > 5 else 0)
     xenc = alt.X("x_pos:Q", title=x, scale=xscale, axis=xaxis)
-    yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'")
+    ticks = {"values": log_ticks(min(_positive(rows, ["speedup", "speedup_low", "speedup_high"])),
+                                 max(_positive(rows, ["speedup", "speedup_low", "speedup_high"])))} if ylog else {}
+    yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks)
     y = alt.Y("speedup:Q", title=ytitle, scale=yscale, axis=yaxis)
-    cenc = alt.Color("c_txt:N", title=color or "variant", legend=alt.Legend(orient="bottom", columns=1, labelLimit=360))
+    cenc = alt.Color("c_txt:N", title=color or "variant", scale=alt.Scale(range=PALETTE))
     runners = _values(rows, "runner")
     tooltip = [alt.Tooltip("runner:N"), alt.Tooltip("x_txt:N", title=x), alt.Tooltip("c_txt:N", title=color or "variant"),
                *[alt.Tooltip(f"p_{p}:N", title=p) for p in params],
@@ -131,14 +141,13 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
                alt.Tooltip("ci_txt:N", title="95% CI of median"), alt.Tooltip("n:Q", title="samples"),
                alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
     base = alt.Chart().transform_filter(filt)
-    dash = alt.StrokeDash("runner:N", title="runner (lines)",
-                          legend=alt.Legend(orient="bottom") if len(runners) > 1 else None)
+    dash = alt.StrokeDash("runner:N", title="runner (lines)", legend=alt.Legend() if len(runners) > 1 else None)
     line = base.transform_filter("datum.x_num").mark_line(opacity=0.7).encode(
         x=xenc, y=y, color=cenc, strokeDash=dash, detail="runner:N")
-    points = base.mark_point(filled=True, size=60).encode(
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=xenc, y=y, color=cenc, tooltip=tooltip,
         shape=alt.Shape("runner:N", title="runner (points)",
-                        legend=alt.Legend(orient="bottom") if len(runners) > 1 else None))
+                        legend=alt.Legend() if len(runners) > 1 else None))
     rules = base.mark_rule(opacity=0.8).encode(x=xenc, y=alt.Y("speedup_low:Q", scale=yscale, title=ytitle),
                                                y2="speedup_high:Q", color=cenc, tooltip=tooltip)
     layers: list[Any] = [line, rules, points,
@@ -152,15 +161,20 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
     if facet or row:
         enc: dict[str, Any] = {}
         if facet:
-            enc["column"] = alt.Column(f"p_{facet}:N", title=facet, sort=_values(rows, f"p_{facet}", (param_order or {}).get(facet)))
+            enc["column"] = alt.Column(f"p_{facet}:N", sort=_axis_values(rows, f"p_{facet}", (param_order or {}).get(facet)),
+                                       header=_header(facet))
         if row:
-            enc["row"] = alt.Row(f"p_{row}:N", title=row, sort=_values(rows, f"p_{row}", (param_order or {}).get(row)))
+            enc["row"] = alt.Row(f"p_{row}:N", sort=_axis_values(rows, f"p_{row}", (param_order or {}).get(row)),
+                                 header=_header(row))
         # one y scale for every panel: speedups are comparable across models and batches
         chart: Any = layer.facet(**enc, data=alt.NamedData(name="rows")).resolve_scale(y="shared")
     else:
         chart = layer.properties(data=alt.NamedData(name="rows"))
-    chart = chart.add_params(*alt_params).properties(title=title or "")
-    chart = chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
+    chart = chart.add_params(*alt_params)
+    if title:
+        chart = chart.properties(title=title)
+    chart = (chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
+             .configure_legend(orient="bottom", columns=1, labelLimit=360))
     spec = chart.to_dict(validate=True)
     spec.pop("$schema", None)
     shown = [d for d in data if all(str(d.get(f)) == str(o[0]) for f, o in sel)]

@@ -1,0 +1,90 @@
+"""Charts that fit any screen (issue 13): panels in numeric order on one shared y scale that
+wrap (tfperf.js lays them out one per row on a phone), 1-2-5 ticks on a log axis with 1× and
+10× among them, a colour-blind-safe palette, short legend labels, and no trend chart where
+no case has two versions. Synthetic rows, no TensorFlow."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tfperf.render.charts import PALETTE, chart_spec, has_trend, log_ticks
+from tfperf.render.settings_chart import settings_chart_spec
+
+
+def _rows(batches: list[int], labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    labels = labels or {"a": "model(x)", "b": "model.predict(x)"}
+    out = []
+    for model in ("tiny", "large"):
+        for batch in batches:
+            for i, (variant, label) in enumerate(labels.items()):
+                t = 1e-4 * batch * (10 if model == "large" else 1) * (1 + 40 * i)
+                out.append({"runner": "r", "version": "TF 2.21 / Keras 3", "newest": True, "variant": variant,
+                            "label": label, "p_batch": batch, "p_model": model, "s_keras": "3",
+                            "median": t, "ci_low": t * 0.98, "ci_high": t * 1.02,
+                            "speedup": 1 + 40 * i, "speedup_low": 0.9 + 40 * i, "speedup_high": 1.1 + 40 * i,
+                            "first_call": t * 5, "status": "ok", "n": 30, "commit": "c", "date": "2026-11-23"})
+    return out
+
+
+def test_facets_in_numeric_order_wrap_and_share_one_y_scale() -> None:
+    rows = _rows([1, 32, 1024, 64])
+    # the YAML's order lists 64 last (a later profile added it): panels still go 1, 32, 64, 1024
+    spec = chart_spec(rows, "speedup", x="model", facet="batch", order={"batch": [1, 32, 1024, 64]})
+    assert spec["facet"]["sort"] == [1, 32, 64, 1024]
+    assert spec["columns"] == 3 and spec["resolve"]["scale"]["y"] == "shared"
+    assert "batch = " in spec["facet"]["header"]["labelExpr"] and "title" not in spec   # no lone "batch" title
+    # a numeric x axis is ascending too
+    spec = chart_spec(rows, "latency", x="batch", facet="model", order={"batch": [1, 32, 1024, 64]})
+    layer = spec["spec"]["layer"][1]["encoding"]["x"]
+    assert layer["axis"]["values"] == [1, 32, 64, 1024]
+
+
+def test_log_axis_has_1_2_5_ticks_including_1x_and_10x() -> None:
+    assert log_ticks(0.9, 41.1) == [0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
+    spec = chart_spec(_rows([1, 32]), "speedup", x="batch", facet="model")
+    y = spec["spec"]["layer"][1]["encoding"]["y"]
+    assert y["scale"]["type"] == "log" and {1.0, 10.0} <= set(y["axis"]["values"])
+    assert "×" in y["axis"]["labelExpr"]
+
+
+def test_linear_time_axis_starts_at_zero() -> None:
+    rows = [dict(r, median=0.054 + 0.001 * r["p_batch"] / 32, ci_low=None, ci_high=None) for r in _rows([1, 32])]
+    y = chart_spec(rows, "latency", x="batch", facet="model")["spec"]["layer"][1]["encoding"]["y"]
+    assert y["scale"].get("type") != "log" and y["scale"]["zero"] is True
+
+
+def test_colour_blind_safe_palette_and_short_legend_labels() -> None:
+    spec = chart_spec(_rows([1, 32]), "latency", x="batch", facet="model")
+    color = spec["spec"]["layer"][1]["encoding"]["color"]
+    assert color["scale"]["range"] == PALETTE and color["field"] == "label"
+    long = {"keras": "Keras model(x, training=False) (.keras file)",
+            "frozen": "frozen graph (convert_variables_to_constants_v2, .pb)"}
+    spec = chart_spec(_rows([1, 32], long), "latency", x="batch", facet="model")
+    color = spec["spec"]["layer"][1]["encoding"]["color"]
+    assert color["field"] == "variant"                     # the id in the legend; the label in the tooltip
+    assert "Keras model(x, training=False) (.keras file)" in json.dumps(spec["datasets"])
+
+
+def test_trend_only_where_a_case_has_two_versions() -> None:
+    rows = _rows([1])
+    assert not has_trend(rows)
+    # Keras 2 and Keras 3 are two versions but each case has one: still no trend
+    k2 = [dict(r, version="TF 2.21 / Keras 2", s_keras="2") for r in rows]
+    assert not has_trend(rows + k2)
+    older = [dict(r, version="TF 2.20 / Keras 3", newest=False) for r in rows]
+    assert has_trend(rows + older)
+
+
+def test_settings_chart_panels_in_numeric_order_on_one_scale() -> None:
+    rows = []
+    for batch in (1, 1024, 64):
+        for threads in ("1", "2", "default"):
+            rows.append({"runner": "r", "variant": "v", "label": "v", "p_batch": batch, "p_model": "mlp",
+                         "s_threads": threads, "s_onednn": "1", "speedup": 1.5, "speedup_low": 1.4,
+                         "speedup_high": 1.6, "median": 1e-3, "n": 30, "commit": "c", "date": "d"})
+    spec = settings_chart_spec(rows, x="threads", facet="model", row="batch",
+                               param_order={"batch": [1, 1024, 64]})
+    assert spec["facet"]["row"]["sort"] == [1, 64, 1024]
+    assert spec["resolve"]["scale"]["y"] == "shared"
+    assert spec["spec"]["layer"][0]["encoding"]["color"]["scale"]["range"] == PALETTE
