@@ -85,6 +85,7 @@ def test_settings_chart_panels_in_numeric_order_on_one_scale() -> None:
                          "speedup_high": 1.6, "median": 1e-3, "n": 30, "commit": "c", "date": "d"})
     spec = settings_chart_spec(rows, x="threads", facet="model", row="batch",
                                param_order={"batch": [1, 1024, 64]})
-    assert spec["facet"]["row"]["sort"] == [1, 64, 1024]
-    assert spec["resolve"]["scale"]["y"] == "shared"
+    # one facet of wrapped panels, rows outer, in numeric order, as many columns as models
+    assert spec["facet"]["sort"] == ["batch = 1 · model = mlp", "batch = 64 · model = mlp", "batch = 1024 · model = mlp"]
+    assert spec["columns"] == 1 and spec["resolve"]["scale"]["y"] == "shared"
     assert spec["spec"]["layer"][0]["encoding"]["color"]["scale"]["range"] == PALETTE

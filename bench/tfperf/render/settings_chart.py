@@ -49,12 +49,6 @@ def x_positions(values: list[str], order: list[str] | None = None) -> dict[str, 
     return pos
 
 
-def _header(name: str) -> alt.Header:
-    """Panel headers that say what they are ("batch = 32"), with no lone title above them."""
-    lit = "'" + (name + " = ").replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return alt.Header(title=None, labelExpr=f"{lit} + datum.value", labelFontSize=12, labelFontWeight="bold")
-
-
 def _js_key(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(x)
 
@@ -159,15 +153,22 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
             x=alt.X(datum=max(nums) + 0.5, type="quantitative", title=x, scale=xscale, axis=xaxis)))
     layer = alt.layer(*layers).properties(width=200 if facet else 420, height=200)
     if facet or row:
-        enc: dict[str, Any] = {}
-        if facet:
-            enc["column"] = alt.Column(f"p_{facet}:N", sort=_axis_values(rows, f"p_{facet}", (param_order or {}).get(facet)),
-                                       header=_header(facet))
-        if row:
-            enc["row"] = alt.Row(f"p_{row}:N", sort=_axis_values(rows, f"p_{row}", (param_order or {}).get(row)),
-                                 header=_header(row))
-        # one y scale for every panel: speedups are comparable across models and batches
-        chart: Any = layer.facet(**enc, data=alt.NamedData(name="rows")).resolve_scale(y="shared")
+        # Panels wrap (docs/assets/tfperf.js: one per row on a phone): one facet over a
+        # "row = a · column = b" panel name, as many columns as the facet has values, rows
+        # outer and columns inner, each in numeric order; one y scale for every panel, as
+        # speedups are comparable across models and batches.
+        fvals = _axis_values(rows, f"p_{facet}", (param_order or {}).get(facet)) if facet else [None]
+        rvals = _axis_values(rows, f"p_{row}", (param_order or {}).get(row)) if row else [None]
+
+        def panel(rv: Any, fv: Any) -> str:
+            return " · ".join(f"{n} = {v}" for n, v in ((row, rv), (facet, fv)) if n)
+
+        for d in data:
+            d["panel"] = panel(d.get(f"p_{row}") if row else None, d.get(f"p_{facet}") if facet else None)
+        order = [panel(rv, fv) for rv in rvals for fv in fvals]
+        header = alt.Header(title=None, labelFontSize=12, labelFontWeight="bold")
+        chart: Any = layer.facet(facet=alt.Facet("panel:N", sort=order, header=header), columns=len(fvals),
+                                 data=alt.NamedData(name="rows")).resolve_scale(y="shared")
     else:
         chart = layer.properties(data=alt.NamedData(name="rows"))
     chart = chart.add_params(*alt_params)
