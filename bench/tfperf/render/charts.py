@@ -16,6 +16,7 @@ topic's labels are long; the tooltip has the full label).
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
 import altair as alt
@@ -163,8 +164,8 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
         ytitle = f"time per {unit}"
     elif unit != "call" and view == "first_call":
         ytitle = ["first call", "(tracing, building; one whole call)"]  # type: ignore[assignment]
-    if view == "speedup":   # two lines: one would be longer than a panel is high
-        ytitle = [f"speedup over {default_label}", "(×, higher is faster)"]  # type: ignore[assignment]
+    if view == "speedup":   # lines no longer than a panel is high
+        ytitle = [*textwrap.wrap(f"speedup over {default_label}", 30), "(×, higher is faster)"]  # type: ignore[assignment]
     filt = " && ".join(conds) + f" && isValid(datum['{yf}'])"
     ylog = _spans_decades(rows, [yf, ylo or yf, yhi or yf])
     # A linear time axis starts at zero (54 and 62 ms are 15% apart, not a factor of ten);
