@@ -16,7 +16,7 @@ from ..analyse.claims import NO_DATA, counts_text, is_settings_claim
 from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
-from .charts import ChartError, chart_specs
+from .charts import ChartError, chart_specs, has_trend
 from .context import (DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance,  # noqa: F401
                       stale_mark, verdict_badge)
 from .directives import Directive, DirectiveError
@@ -50,7 +50,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     if view == "settings":
         return _settings_chart(d, ctx)
     rows = ds.chart_rows(topic)
-    if view == "trend" and len(ds.versions(topic)) < 2:
+    if view == "trend" and (len(ds.versions(topic)) < 2 or not has_trend(rows)):
         return admonition("info", "One software version so far",
                           "This topic has been measured with one TensorFlow/Keras version only; "
                           "the trend appears once a second version is measured.")
