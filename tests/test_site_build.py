@@ -45,3 +45,5 @@ def test_build_with_a_malformed_file(tmp_path: Path) -> None:
     assert index["docs"] and not [d for d in index["docs"] if d["location"].startswith("notebooks/")]
     notebook_page = (out / "notebooks" / "predict_vs_call" / "index.html").read_text(encoding="utf-8")
     assert "%%writefile" not in notebook_page            # the timing helper's cell is not on the page
+    serving = (out / "topics" / "serving_formats" / "index.html").read_text(encoding="utf-8")
+    assert "needs TensorFlow and ai-edge-litert, onnxruntime, tf2onnx" in serving

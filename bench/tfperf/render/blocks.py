@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Callable
 
 from .. import stats
@@ -23,6 +24,7 @@ from .directives import Directive, DirectiveError
 from .embed import chart_html
 from .advice_block import block_dothis
 from .failures import block_failures
+from .notebooks import packages
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
                    times_ci)
 from .topic_blocks import EXTRA_BLOCKS
@@ -279,9 +281,13 @@ def block_notebook(d: Directive, ctx: Context) -> Markup:
         return admonition("info", "No notebook", f"No snippet for {topic} to turn into a notebook.")
     page = ctx.prefix + url
     ipynb = ctx.prefix + f"notebooks/{topic}.ipynb"
+    info = ctx.ds.topics.get(topic)
+    snippet = Path(info.yaml_path).with_suffix(".py") if info else None
+    extra = packages(snippet.read_text(encoding="utf-8")) if snippet and snippet.is_file() else []
+    needs = ("TensorFlow and " + ", ".join(extra) + ", which its first cell installs") if extra else "only TensorFlow"
     return Markup(f'<p class="tfperf-notebook">Run it yourself as a notebook: {link(page, "view the notebook")} · '
-                  f'<a href="{h(ipynb)}" download>download {h(topic)}.ipynb</a> (Jupyter or Colab; needs only '
-                  "TensorFlow).</p>")
+                  f'<a href="{h(ipynb)}" download>download {h(topic)}.ipynb</a> (Jupyter or Colab; needs '
+                  f"{h(needs)}).</p>")
 
 
 def block_findings(d: Directive, ctx: Context) -> Markup:
