@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import ResultsFileError
-from .files import LIST_KEYS, load, new_doc, write_atomic
+from .files import LIST_KEYS, fsync_dir, load, new_doc, write_atomic
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .validate import short, validate
@@ -198,20 +198,7 @@ def _replace(p: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, p)
-        _fsync_dir(p.parent)
+        fsync_dir(p.parent)
     finally:
         if tmp.exists():
             tmp.unlink()
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # e.g. Windows: directories cannot be opened; os.replace is still atomic
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

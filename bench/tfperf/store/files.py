@@ -210,7 +210,8 @@ def dumps(doc: Doc) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (a no-op where folders cannot be opened)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -252,7 +253,7 @@ def write_atomic(path: str | Path, doc: Doc, *, overwrite: bool = False) -> bool
             os.replace(tmp, p)
         else:
             _link_new(tmp, p, data)
-        _fsync_dir(p.parent)
+        fsync_dir(p.parent)
     finally:
         if tmp.exists():
             tmp.unlink()
