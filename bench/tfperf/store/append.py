@@ -16,15 +16,12 @@ those of ``files.dumps`` of the merged document (a test holds the two equal).
 from __future__ import annotations
 
 import bisect
-import json
-import os
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import ResultsFileError
-from .files import LIST_KEYS, fsync_dir, load, new_doc, write_atomic
+from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, write_atomic
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .validate import short, validate
@@ -66,7 +63,7 @@ class _Kept:
             i = bisect.bisect(self.keys[kind], k)
             self.keys[kind].insert(i, k)
             self.records[kind].insert(i, r)
-            self.lines[kind].insert(i, "  " + _compact(r))
+            self.lines[kind].insert(i, record_line(r))
             if kind == "results" and r.get("status") == "ok":
                 self.ok.add((r.get("case_id"), r.get("key_hash")))
 
@@ -77,29 +74,8 @@ class _Kept:
 
     def text(self) -> str:
         """``files.dumps(self.doc())``, joined from the kept lines instead of re-encoding
-        every record: sorted keys, one environment / record per line."""
-        out = ["{"]
-        keys = sorted([*self.header, *LIST_KEYS])
-        for n, key in enumerate(keys):
-            end = "," if n < len(keys) - 1 else ""
-            head = f" {json.dumps(key)}: "
-            value = self.header.get(key)
-            if key in LIST_KEYS and self.lines[key]:
-                out += [head + "[", ",\n".join(self.lines[key]), f" ]{end}"]
-            elif key in LIST_KEYS:
-                out.append(head + "[]" + end)
-            elif key == "environments" and value:
-                items = [f"  {json.dumps(k)}: {_compact(value[k])}" for k in sorted(value)]
-                out += [head + "{", ",\n".join(items), f" }}{end}"]
-            else:
-                out.append(head + _compact(value) + end)
-        out.append("}")
-        return "\n".join(out) + "\n"
-
-
-def _compact(value: Any) -> str:
-    """One value as ``files.dumps`` writes it on its line."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+        every record."""
+        return assemble(self.header, self.lines)
 
 
 # Per file (resolved path): what this process wrote there last.
@@ -165,7 +141,7 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
         if not kept.data:
             write_atomic(p, kept.doc(), overwrite=True)      # a new file: the full check, once
         elif data != kept.data:
-            _replace(p, data)
+            publish(p, data)   # every record was checked when it came in: no full re-validation
         kept.data = data
         _kept[key] = kept
         return kept.doc()
@@ -186,19 +162,3 @@ def _current(p: Path, runner_label: str, profile: str, description: str | None,
         return kept
     return _Kept.of(load(p), data)
 
-
-def _replace(p: Path, data: bytes) -> None:
-    """Write ``data`` over ``p`` atomically, as ``files.write_atomic`` does (a temp file in
-    the same folder, fsync, rename, fsync the folder), without its validation and
-    encoding of the whole document: every record here was checked when it came in."""
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-        fsync_dir(p.parent)
-    finally:
-        if tmp.exists():
-            tmp.unlink()

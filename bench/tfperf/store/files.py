@@ -186,28 +186,44 @@ def new_doc(runner_label: str, profile: str, description: str | None = None,
     }
 
 
-def _compact(value: Any) -> str:
+def compact(value: Any) -> str:
+    """One value as it stands on its line of a results file."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def record_line(record: Any) -> str:
+    return "  " + compact(record)
+
+
+def assemble(header: Doc, lines: dict[str, list[str]]) -> str:
+    """The canonical text of a document from its fields other than the record lists
+    (``header``) and each list's records already encoded by :func:`record_line`: sorted
+    keys, one environment / record per line. ``append`` keeps encoded lines between
+    writes, so it need not encode every record again."""
+    out = ["{"]
+    keys = sorted([*header, *lines])
+    for n, key in enumerate(keys):
+        end = "," if n < len(keys) - 1 else ""
+        head = f" {json.dumps(key)}: "
+        value = header.get(key)
+        if key in lines and lines[key]:
+            out += [head + "[", ",\n".join(lines[key]), f" ]{end}"]
+        elif key in lines:
+            out.append(head + "[]" + end)
+        elif key == "environments" and value:
+            items = [f"  {json.dumps(k)}: {compact(value[k])}" for k in sorted(value)]
+            out += [head + "{", ",\n".join(items), f" }}{end}"]
+        else:
+            out.append(head + compact(value) + end)
+    out.append("}")
+    return "\n".join(out) + "\n"
 
 
 def dumps(doc: Doc) -> str:
     """The canonical text of a document: sorted keys, one environment / record per line."""
-    lines = ["{"]
-    keys = sorted(doc)
-    for n, key in enumerate(keys):
-        value = doc[key]
-        end = "," if n < len(keys) - 1 else ""
-        head = f" {json.dumps(key)}: "
-        if isinstance(value, list) and value:
-            items = [f"  {_compact(v)}" for v in value]
-            lines += [head + "[", ",\n".join(items), f" ]{end}"]
-        elif isinstance(value, dict) and value and key == "environments":
-            items = [f"  {json.dumps(k)}: {_compact(value[k])}" for k in sorted(value)]
-            lines += [head + "{", ",\n".join(items), f" }}{end}"]
-        else:
-            lines.append(head + _compact(value) + end)
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    lists = {k: v for k, v in doc.items() if isinstance(v, list)}
+    return assemble({k: v for k, v in doc.items() if k not in lists},
+                    {k: [record_line(r) for r in v] for k, v in lists.items()})
 
 
 def fsync_dir(directory: Path) -> None:
@@ -243,13 +259,22 @@ def write_atomic(path: str | Path, doc: Doc, *, overwrite: bool = False) -> bool
                                    "exists with different content: refusing to overwrite (merge or append to it, "
                                    "or pass overwrite=True / --force)")
     p.parent.mkdir(parents=True, exist_ok=True)
+    publish(p, data, replace=overwrite)
+    return True
+
+
+def publish(p: Path, data: bytes, *, replace: bool = True) -> None:
+    """Put ``data`` at ``p`` so that the file is, at every instant, the old complete file
+    or the new one: a temp file in the same folder, fsync, rename (or, with
+    ``replace=False``, a link that fails on a file created meanwhile), fsync the folder.
+    No validation: callers check what they write."""
     tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "xb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if overwrite:
+        if replace:
             os.replace(tmp, p)
         else:
             _link_new(tmp, p, data)
@@ -257,7 +282,6 @@ def write_atomic(path: str | Path, doc: Doc, *, overwrite: bool = False) -> bool
     finally:
         if tmp.exists():
             tmp.unlink()
-    return True
 
 
 def _link_new(tmp: Path, path: Path, data: bytes) -> None:
