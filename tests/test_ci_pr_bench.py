@@ -135,16 +135,6 @@ def repo(tmp_path: Path) -> Path:
     return r
 
 
-@pytest.fixture()
-def fake_venv(tmp_path: Path) -> Path:
-    venv = tmp_path / "venv"
-    (venv / "bin").mkdir(parents=True)
-    py = venv / "bin" / "python"
-    py.write_text(f'#!/bin/sh\nshift 2\necho "$@" >> "{tmp_path}/tfperf.log"\n', encoding="utf-8")
-    py.chmod(0o755)
-    return venv
-
-
 def _compare(repo: Path, venv: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **GIT_ENV, "TFPERF_VENV": str(venv), "TFPERF_OUT": str(out)}
     env.pop("GITHUB_STEP_SUMMARY", None)

@@ -839,17 +839,6 @@ def _write_results(repo: Path, label: str, profile: str) -> Path:
 
 # ---------------------------------------------------------------- the benchmark step's command line
 
-@pytest.fixture()
-def fake_venv(tmp_path: Path) -> Path:
-    """A venv whose python only records its arguments: bench.sh's decisions, without measuring."""
-    venv = tmp_path / "venv"
-    (venv / "bin").mkdir(parents=True)
-    py = venv / "bin" / "python"
-    py.write_text(f'#!/bin/sh\nshift 2\necho "$@" >> "{tmp_path}/tfperf.log"\n', encoding="utf-8")
-    py.chmod(0o755)
-    return venv
-
-
 @pytest.mark.parametrize("force", ["0", "1"])
 def test_bench_step_starts_from_the_published_file_unless_forced(tmp_path: Path, fake_venv: Path,
                                                                  force: str) -> None:

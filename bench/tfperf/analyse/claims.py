@@ -100,7 +100,7 @@ class ClaimResult:
         n = len(words)
         if n == 1:
             return next(iter(words.values()))
-        kinds = list(dict.fromkeys(sorted(words.values(), key=_WORD_ORDER)))
+        kinds = list(dict.fromkeys(sorted(words.values(), key=_word_rank)))
         if len(kinds) == 1:
             return f"{kinds[0]} on all {n} runners"
         counts = {w: sum(1 for v in words.values() if v == w) for w in kinds}
@@ -149,7 +149,7 @@ def verdict_words(checks: Iterable[ClaimCheck]) -> str:
     return "holds where clear" if stats.HOLDS in states else "refuted where clear"
 
 
-def _WORD_ORDER(word: str) -> int:
+def _word_rank(word: str) -> int:
     return 0 if word.startswith("holds") else 1 if word.startswith("depends") else 2 if word.startswith("refuted") else 3
 
 
