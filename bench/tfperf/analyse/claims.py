@@ -328,7 +328,7 @@ def version_sort_key(label: str) -> tuple:
 
 
 def claim_trends(claim: dict[str, Any], hist: list[Measurement], topic: str, noise: list[Noise],
-                 cache: RatioCache) -> list[ClaimTrend]:
+                 cache: RatioCache, controls: tuple[dict[str, Any], ...] = ()) -> list[ClaimTrend]:
     """Per runner and scenario, the claim's verdict with each software version measured.
     Only scenarios measured with two or more versions are returned."""
     by_version: dict[str, list[Measurement]] = defaultdict(list)
@@ -337,7 +337,7 @@ def claim_trends(claim: dict[str, Any], hist: list[Measurement], topic: str, noi
             by_version[m.version].append(m)
     table: dict[tuple[str, str], dict[str, ClaimCheck]] = defaultdict(dict)
     for version in sorted(by_version, key=version_sort_key):
-        res = check_any_claim(claim, by_version[version], topic, noise, cache)
+        res = check_any_claim(claim, by_version[version], topic, noise, cache, controls)
         for ch in res.checks:
             sid = f"{settings_id(ch.scenario.settings)} {ch.scenario.key[2]}"
             table[(ch.scenario.runner, sid)][version] = ch

@@ -170,7 +170,8 @@ class Dataset:
     def trends(self, topic: str) -> list[ClaimTrend]:
         if topic not in self._trends:
             self._trends[topic] = [t for c in self.claims_of(topic)
-                                   for t in claim_trends(c, self.history, topic, self.noise, self.cache)]
+                                   for t in claim_trends(c, self.history, topic, self.noise, self.cache,
+                                                         self.topics[topic].controls)]
         return self._trends[topic]
 
     def settings_speedups(self, topic: str) -> list[SettingsSpeedup]:

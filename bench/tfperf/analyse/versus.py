@@ -131,14 +131,14 @@ def _verdict_over(checks: Iterable[ClaimCheck], runner: str, keys: set[tuple[str
 
 
 def claim_versus(topic: str, claim: dict[str, Any], here: Side, others: list[Side],
-                 cache: RatioCache) -> ClaimVersus:
+                 cache: RatioCache, controls: tuple[dict[str, Any], ...] = ()) -> ClaimVersus:
     """A claim between variants or between settings groups, here and on each runner over
     the scenarios measured here."""
-    res = check_any_claim(claim, here.measurements, topic, here.noise, cache)
+    res = check_any_claim(claim, here.measurements, topic, here.noise, cache, controls)
     verdict_here = _verdict_over(res.checks, here.name)
     points = [c.ratio.point for c in res.checks if c.ratio is not None]
     keys = {c.scenario.key[1:] for c in res.checks}
-    there = {o.name: _verdict_over(check_any_claim(claim, o.measurements, topic, o.noise, cache).checks,
+    there = {o.name: _verdict_over(check_any_claim(claim, o.measurements, topic, o.noise, cache, controls).checks,
                                    o.name, keys) for o in others}
     agree = [n for n, v in there.items() if v == verdict_here and v != NO_DATA]
     return ClaimVersus(topic=topic, claim_id=str(claim.get("id")), text=str(claim.get("text", claim.get("id"))),
@@ -256,7 +256,8 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
         info = topics.get(topic)
         if info is None:
             continue
-        claims += [claim_versus(topic, c, here, others, cache) for c in (*info.claims, *info.settings_claims)]
+        claims += [claim_versus(topic, c, here, others, cache, info.controls)
+                   for c in (*info.claims, *info.settings_claims)]
         mine_sc = {sc.key[1:]: sc for sc in here.scenarios(topic)}
         for o in others:
             for sc in o.scenarios(topic):
