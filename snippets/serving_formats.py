@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
 keras = tf.keras  # Keras 3, or tf_keras when TF_USE_LEGACY_KERAS=1
 
@@ -153,8 +154,6 @@ def freeze(model: "keras.Model", path: str) -> tuple[str, str]:
     """Variables folded into constants (convert_variables_to_constants_v2) and the GraphDef
     written to a .pb file: the TF2 form of the classic frozen_model.pb. Returns the names
     of the input and output tensors."""
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
-
     forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
     frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
     with open(path, "wb") as f:
@@ -252,8 +251,13 @@ def _setup_tflite(params: dict, xnnpack: bool) -> dict:
     path = os.path.join(_workdir(), "model.tflite")
 
     def convert() -> None:
-        with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):  # Keras 3 prints the export
-            f.write(tf.lite.TFLiteConverter.from_keras_model(model).convert())
+        # From the frozen forward pass rather than from_keras_model: the same graph, but no
+        # variables left for the converter to freeze, which for Keras 3's batch norm aborts
+        # the process in TF 2.16 ("LLVM ERROR: Failed to infer result type(s)").
+        forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
+        frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
+        with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):
+            f.write(tf.lite.TFLiteConverter.from_concrete_functions([frozen]).convert())
 
     _, convert_s = _timed(convert)
     batch = int(params["batch"])
