@@ -8,6 +8,7 @@ numbers come from the tfperf harness, which times the same functions more carefu
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
 from typing import Any, Callable, Mapping
@@ -44,6 +45,19 @@ def time_call(fn: Callable[[], Any], repeat: int = 7, min_time: float = 0.05) ->
             _to_host(fn())
         samples.append((time.perf_counter() - t0) / number)
     return first, statistics.median(samples)
+
+
+def keras_label(keras: Any) -> str:
+    """Which Keras ``tf.keras`` is, e.g. "Keras 3.15.1" or "Keras 2.16.0 (tf_keras)".
+
+    Read from the package ``tf.keras`` comes from: Keras 3 serves it from
+    ``keras._tf_keras.keras``, tf_keras from ``tf_keras.api._v2.keras`` (with no
+    ``__version__`` of its own), the Keras 2 built into TensorFlow <= 2.15 from
+    ``keras.api._v2.keras``; so neither the module name nor ``keras.__version__``
+    alone tells them apart."""
+    package = str(getattr(keras, "__name__", "keras")).split(".", 1)[0]
+    version = str(getattr(importlib.import_module(package), "__version__", "?"))
+    return f"Keras {version}" + (" (tf_keras)" if package == "tf_keras" else "")
 
 
 def _fmt(seconds: float) -> str:

@@ -102,7 +102,7 @@ def call_tf_function(forward, x):
 
 
 if __name__ == "__main__":
-    from _standalone import compare
+    from _standalone import compare, keras_label
 
     params = {"model": "tiny", "batch": 32, "input": "numpy"}
     variants = {"predict": predict, "predict (compiled)": predict, "predict_on_batch": predict_on_batch,
@@ -111,5 +111,4 @@ if __name__ == "__main__":
     setups = {name: (lambda: setup(params)) for name in variants}
     setups["predict (compiled)"] = lambda: setup_compiled(params)
     setups["tf.function(model)"] = lambda: setup_tf_function(params)
-    which = "tf_keras (Keras 2)" if "tf_keras" in keras.__name__ else "Keras 3"
-    compare(f"{which}, 4-2-1 model, batch of 32 (numpy input)", variants, setups, baseline="predict")
+    compare(f"TensorFlow {tf.__version__}, {keras_label(keras)}: 4-2-1 model, batch of 32 (numpy input)", variants, setups, baseline="predict")

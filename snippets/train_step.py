@@ -219,7 +219,7 @@ def setup_fit_dataset(params: dict) -> dict:
 
 
 if __name__ == "__main__":
-    from _standalone import compare
+    from _standalone import compare, keras_label
 
     params = {"model": "small", "data": "small", "steps": 4}
     variants = {
@@ -232,6 +232,6 @@ if __name__ == "__main__":
         "fit(tf.data)": (fit_dataset, setup_fit_dataset),
     }
     setups = {name: (lambda s=s: s(params)) for name, (_, s) in variants.items()}
-    compare("TensorFlow %s, Keras %s: small model, small data, %d steps per call"
-            % (tf.__version__, tf.keras.__version__, params["steps"]),
+    compare("TensorFlow %s, %s: small model, small data, %d steps per call"
+            % (tf.__version__, keras_label(tf.keras), params["steps"]),
             {name: fn for name, (fn, _) in variants.items()}, setups, baseline="fit(numpy)")

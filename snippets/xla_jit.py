@@ -73,12 +73,12 @@ def call(model, x):
 
 
 if __name__ == "__main__":
-    from _standalone import compare
+    from _standalone import compare, keras_label
 
     params = {"model": "mobilenetv3small", "batch": 8}
     setups = {"eager": setup, "tf.function": setup_function,
               "tf.function(jit_compile=False)": setup_function_no_jit,
               "tf.function(jit_compile=True)": setup_xla}
-    compare(f"Keras {keras.__version__}: MobileNetV3Small, {IMAGE_SIZE}x{IMAGE_SIZE}, batch of 8 (numpy input)",
+    compare(f"TensorFlow {tf.__version__}, {keras_label(keras)}: MobileNetV3Small, {IMAGE_SIZE}x{IMAGE_SIZE}, batch of 8 (numpy input)",
             {name: call for name in setups}, {name: (lambda s=s: s(params)) for name, s in setups.items()},
             baseline="eager")
