@@ -51,6 +51,8 @@ def main() -> int:
             if log:
                 with open(log, "a") as fh:
                     fh.write(f"{os.getpid()} {job['settings']} {cmd['id']} {t0} {time.monotonic()}\n")
+                with open(log + ".warm", "a") as fh:
+                    fh.write(f"{os.getpid()} {int(bool(cmd.get('warm')))}\n")
             spread = rng.uniform(0.5, 1.5) if noisy and cmd["id"].endswith(noisy) else 1.0
             send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
         elif kind == "release":

@@ -95,6 +95,11 @@ def test_a_scenario_is_measured_in_rounds_with_one_worker_per_group(tmp_path: Pa
         orders[task.split("/")[1]].append(f"{settings}{task}")
     firsts = {tuple(seq[i * 5:(i + 1) * 5]) for seq in orders.values() for i in range(6)}
     assert len(firsts) > 3
+    # A block is told to warm up exactly when the block before it ran in another process.
+    warm = [tuple(map(int, line.split())) for line in Path(str(log) + ".warm").read_text().splitlines()]
+    assert warm[0][1] == 1
+    assert all(flag == int(pid != prev_pid) for (prev_pid, _), (pid, flag) in zip(warm, warm[1:]))
+    assert 0 < sum(flag for _, flag in warm) < len(warm)
 
 
 def test_groups_that_do_not_fit_are_split_into_interleaves_with_the_baseline(tmp_path: Path, log: Path) -> None:

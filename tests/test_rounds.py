@@ -144,8 +144,37 @@ def test_rule_goes_on_while_the_ci_is_wide_then_stops_at_max_or_budget() -> None
     wide = _table(20, 0.2)
     assert wide.widest() > 0.01
     assert rule.stop(wide, 1.0) is None
-    assert rule.stop(wide, 61.0) == "budget"
+    assert rule.stop(wide, 61.0) is None                     # wider than publish_ci: extended
+    assert rule.stop(wide, 120.0) == "budget"                # ... for at most one more budget
     assert rule.stop(_table(40, 0.2), 1.0) == "max_rounds"
+
+
+def test_a_spent_budget_ends_the_scenario_once_every_ratio_is_publishable() -> None:
+    """Past its budget a scenario stops when its widest ratio (the A/A pair included) is
+    within publish_ci, even though target_rel_ci is not reached."""
+    rule = RoundRule(min_rounds=10, max_rounds=200, target_rel_ci=0.005, budget_s=60, publish_ci=0.05)
+    middling = _table(60, 0.05)
+    assert 0.005 < middling.widest() <= 0.05
+    assert rule.stop(middling, 30.0) is None
+    assert rule.stop(middling, 61.0) == "budget"
+    no_extension = RoundRule(min_rounds=10, target_rel_ci=0.01, budget_s=60, extend=0.0)
+    assert no_extension.stop(_table(20, 0.2), 61.0) == "budget"
+
+
+def test_in_the_extension_only_the_wide_slots_and_the_baseline_stay() -> None:
+    """Once the budget is spent, a slot within publish_ci leaves even if it is wider than
+    target_rel_ci or its claim is undecided; the wide one and the A/A pair stay."""
+    rng = random.Random(11)
+    rounds = Rounds(baseline="base")
+    for i in range(30):
+        rounds.add(i, "base", 1.0)
+        rounds.add(i, "base" + AA_SUFFIX, math.exp(rng.gauss(0, 0.25)))
+        rounds.add(i, "mid", 0.99 * math.exp(rng.gauss(0, 0.03)))
+    rounds.count = 30
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.005, budget_s=10, decide=(("mid", "base"),))
+    assert "mid" not in rule.settled(rounds, elapsed_s=5.0)          # undecided, wider than target
+    late = rule.settled(rounds, elapsed_s=11.0)
+    assert "mid" in late and "base" + AA_SUFFIX not in late and "base" not in late
 
 
 def test_a_very_slow_scenario_still_takes_three_rounds() -> None:

@@ -129,3 +129,29 @@ def test_compare_shape_mismatch_and_non_numeric_are_flagged():
 
 def test_compare_nan_where_reference_is_finite_is_wrong():
     assert compare(np.array([np.nan, 1.0]), np.array([0.0, 1.0]), 1e-5, 1e-6)["within_tolerance"] is False
+
+
+def _counting_call(clock: FakeClock, cost: float):
+    calls = []
+
+    def call():
+        calls.append(clock.now)
+        clock.now += cost
+
+    return call, calls
+
+
+def test_a_short_block_after_another_process_starts_with_an_untimed_call():
+    from tfperf.measure.timing import WARM_LIMIT_S, block
+    clock = FakeClock()
+    call, calls = _counting_call(clock, 0.02)
+    assert block(call, 1, clock) == pytest.approx(0.02) and len(calls) == 1       # same process
+    calls.clear()
+    assert block(call, 1, clock, warm=True, call_s=0.02) == pytest.approx(0.02)
+    assert len(calls) == 2                                                        # one untimed
+    calls.clear()
+    block(call, 1, clock, warm=True, call_s=WARM_LIMIT_S * 2)                     # a long call: no
+    assert len(calls) == 1
+    calls.clear()
+    block(call, 4, clock)                                                         # 4+ calls: always
+    assert len(calls) == 5

@@ -192,6 +192,7 @@ class ScenarioRun:
         rounds = Rounds(baseline=self.baseline.id)
         stopped_by, t_rounds = "no_rounds", time.monotonic()
         settled: set[str] = set()
+        last_group: str | None = None              # the process that took the last block
         while self.slots():
             index = rounds.count
             rounds.count += 1
@@ -200,8 +201,10 @@ class ScenarioRun:
                 task = by_id[slot.task]
                 if task.id not in self.prepared:
                     continue                          # failed earlier in this round
+                warm = slot.group != last_group
+                last_group = slot.group
                 try:
-                    msg = self._ask(task, {"cmd": "sample", "id": task.id}, task.case.timeout_s)
+                    msg = self._ask(task, {"cmd": "sample", "id": task.id, "warm": warm}, task.case.timeout_s)
                 except WorkerGone as gone:
                     self._drop(rounds, task)
                     self._gone(task, gone, f"in round {index + 1}")
@@ -215,7 +218,7 @@ class ScenarioRun:
             if why:
                 stopped_by = why
                 break
-            settled = self.rule.settled(rounds)
+            settled = self.rule.settled(rounds, time.monotonic() - t_rounds)
         seconds_rounds = time.monotonic() - t_rounds
         for task in self.tasks:
             if task.id in self.prepared:

@@ -13,8 +13,9 @@ then reads commands from stdin, one JSON object per line, and answers each:
     {"cmd": "prepare", "task": {...}}  -> {"type": "prepared", "id": ..., "result": {...}}
         set up the case, time its first call, warm up, calibrate the inner loop, check
         its output against the reference; ``result`` has status "error" if that failed
-    {"cmd": "sample", "id": ...}       -> {"type": "sample", "id": ..., "seconds": ...}
-        one sample block (seconds per call), or {"type": "sample_failed", "error": ...}
+    {"cmd": "sample", "id": ..., "warm": bool} -> {"type": "sample", "id": ..., "seconds": ...}
+        one sample block (seconds per call), or {"type": "sample_failed", "error": ...};
+        ``warm``: the block before ran in another process (see timing.block)
     {"cmd": "release", "id": ...}      -> {"type": "released", "id": ...}
     {"cmd": "breakdown", "task": {...}} -> {"type": "breakdown", ...} or "breakdown_failed"
 
@@ -187,9 +188,10 @@ class Worker:
                     "note": f"reference failed: {type(exc).__name__}: {exc}"[:500]}
         return compare(timing.first_output, ref, tol["rtol"], tol["atol"])
 
-    def sample(self, task_id: str) -> float:
+    def sample(self, task_id: str, warm: bool = False) -> float:
         call, timing = self.ready[task_id]
-        return block(call, timing.inner_loops)
+        call_s = timing.warmup_s / timing.warmup_calls if timing.warmup_calls else 0.0
+        return block(call, timing.inner_loops, warm=warm, call_s=call_s)
 
     def release(self, task_id: str) -> None:
         self.ready.pop(task_id, None)
@@ -326,7 +328,7 @@ def serve(worker: Worker, channel: Channel, cmd: dict[str, Any]) -> None:
             channel.send({"type": "prepared", "id": task["id"], "result": result})
     elif kind == "sample":
         try:
-            seconds = worker.sample(cmd["id"])
+            seconds = worker.sample(cmd["id"], bool(cmd.get("warm")))
         except Exception as exc:  # noqa: BLE001 - a case failing in its steady state is data
             worker.release(cmd["id"])
             channel.send({"type": "sample_failed", "id": cmd["id"], "error": _error_text(exc)})
