@@ -18,8 +18,8 @@ from typing import Any, Iterable
 
 import yaml
 
+from .budget import Budget
 from .errors import CaseGridError
-from .stats import StopRule
 from .store import ids
 from .store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import check_keys, check_references
@@ -30,6 +30,9 @@ DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
               "warmup_s": 0.1, "min_sample_s": 0.005},
     "full": {"min_samples": 15, "max_samples": 200, "target_rel_ci": 0.02, "budget_s": 3.0,
              "warmup_s": 0.3, "min_sample_s": 0.02},
+    # One TensorFlow version per run (tfperf run --tf V): as quick, a topic narrows the grid.
+    "history": {"min_samples": 7, "max_samples": 30, "target_rel_ci": 0.05, "budget_s": 0.6,
+                "warmup_s": 0.1, "min_sample_s": 0.005},
 }
 
 # Process settings every topic understands. A topic may declare more under `settings:`.
@@ -44,20 +47,6 @@ BUILTIN_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 PROCESS_FIELDS = {"env", "intra_op_threads", "inter_op_threads", "eager", "cpus"}
-
-
-@dataclass(frozen=True)
-class Budget:
-    min_samples: int
-    max_samples: int
-    target_rel_ci: float
-    budget_s: float
-    warmup_s: float
-    min_sample_s: float
-
-    @property
-    def stop_rule(self) -> StopRule:
-        return StopRule(self.min_samples, self.max_samples, self.target_rel_ci, self.budget_s)
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import Callable, Sequence
 
 from .errors import TfperfError
 from .measure.limits import MEMORY_SHARE, memory_limit
+from .measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
+from .store.schema import PROFILES
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -25,19 +27,24 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from .measure import venvs
     from .measure.orchestrate import RunOptions, run
 
+    venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
     options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=Path(args.data),
                          snippets_dir=Path(args.snippets), force=args.force, retry_failed=args.retry_failed,
                          shard=args.shard, progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb),
                          description=args.runner_description, contributed_by=args.contributor,
                          max_workers=args.max_workers)
+    if venv is not None:
+        options.python, options.package_path = str(venv.python), venv.site_packages
     if args.runner:
         options.runner = args.runner
     report = run(options)
     verb = "interrupted after" if report.interrupted else "ran"
     meanwhile = f" ({report.meanwhile} of them stored by another run meanwhile)" if report.meanwhile else ""
-    print(f"{verb} {report.ran} case(s) ({report.failed} failed), skipped {report.skipped} already measured"
+    unavailable = f", {report.unavailable} not available in this TensorFlow" if report.unavailable else ""
+    print(f"{verb} {report.ran} case(s) ({report.failed} failed{unavailable}), skipped {report.skipped} already measured"
           f"{meanwhile}, in {report.seconds:.1f} s -> {report.path}")
     for n in report.noise:
         print(f"  noise (A/A) {n['case_id']}: ratio {n['ratio']:.3f} [{n['ci_low']:.3f}, {n['ci_high']:.3f}]")
@@ -52,7 +59,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
-    p.add_argument("--profile", choices=("quick", "full"), default="quick")
+    p.add_argument("--profile", choices=PROFILES, default="quick")
+    p.add_argument("--tf", metavar="VERSION",
+                   help="run the workers under this TensorFlow release (e.g. 2.15.1), in its venv under --venvs, "
+                        "created on first use; default: the TensorFlow installed here")
+    p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the --tf venvs are kept")
     p.add_argument("--topic", action="append", help="only this topic (repeatable)")
     p.add_argument("--runner", help="runner label (default: TFPERF_RUNNER or derived from the machine)")
     p.add_argument("--data", default="data", help="data directory (results go to DATA/results/RUNNER/PROFILE.json)")
@@ -70,6 +81,28 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "(default: as many as fit in 60%% of memory at 1 GB each)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=_cmd_run)
+
+
+def _cmd_venv(args: argparse.Namespace) -> int:
+    from .measure import venvs
+
+    for version in args.versions:
+        venv = venvs.interpreter(version, Path(args.venvs))
+        if venv is None:
+            print(f"TensorFlow {version}: the TensorFlow installed here, no venv needed")
+            continue
+        stamp = venv.stamp
+        missing = ", ".join(stamp.get("not_installed") or {}) or "none"
+        how = f"created in {stamp.get('seconds')} s" if venv.created else "ready (reused)"
+        print(f"TensorFlow {version}: {venv.python.parent.parent} {how}; runtimes not installed: {missing}")
+    return 0
+
+
+def _add_venv(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("venv", help="create (or check) the venvs that `tfperf run --tf VERSION` uses, without measuring")
+    p.add_argument("versions", nargs="+", metavar="VERSION", help="TensorFlow release, e.g. 2.15.1")
+    p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the venvs are kept")
+    p.set_defaults(handler=_cmd_venv)
 
 
 def _optional_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -90,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tfperf", description="Measure, store, analyse and render TensorFlow performance claims.")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_run(sub)
+    _add_venv(sub)
     _optional_parsers(sub)
     return parser
 

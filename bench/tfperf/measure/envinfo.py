@@ -80,18 +80,26 @@ def machine_info() -> dict[str, Any]:
     }
 
 
-def _version(dist: str) -> str | None:
+def _version(dist: str, path: list[str] | None = None) -> str | None:
+    if path is not None:
+        found = next(iter(metadata.distributions(name=dist, path=path)), None)
+        return found.version if found is not None else None
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return None
 
 
-def package_versions() -> dict[str, str | None]:
-    tf = _version("tensorflow") or _version("tensorflow-cpu") or _version("tensorflow-macos")
-    return {"tensorflow": tf, "keras3": _version("keras"), "tf_keras": _version("tf-keras"),
-            "numpy": _version("numpy"), "ai_edge_litert": _version("ai-edge-litert"),
-            "onnxruntime": _version("onnxruntime"), "tf2onnx": _version("tf2onnx")}
+def package_versions(path: list[str] | None = None) -> dict[str, str | None]:
+    """Versions of the packages that matter, from package metadata: this interpreter's, or
+    those under ``path`` (another venv's site-packages, see ``tfperf.measure.venvs``)."""
+    def v(dist: str) -> str | None:
+        return _version(dist, path)
+
+    tf = v("tensorflow") or v("tensorflow-cpu") or v("tensorflow-macos")
+    return {"tensorflow": tf, "keras3": v("keras"), "tf_keras": v("tf-keras"),
+            "numpy": v("numpy"), "ai_edge_litert": v("ai-edge-litert"),
+            "onnxruntime": v("onnxruntime"), "tf2onnx": v("tf2onnx")}
 
 
 def keras_is_legacy(tf: Any) -> bool:
@@ -103,8 +111,13 @@ def keras_is_legacy(tf: Any) -> bool:
 
 
 def keras_version_for(settings: dict[str, str], versions: dict[str, str | None]) -> str | None:
-    """The Keras that ``tf.keras`` resolves to under these process settings."""
-    return versions["tf_keras"] if settings.get("keras") == "2" else versions["keras3"]
+    """The Keras that ``tf.keras`` resolves to under these process settings: under
+    TF_USE_LEGACY_KERAS=1 (``keras=2``) tf_keras, or before TensorFlow 2.15, where the
+    variable means nothing, the ``keras`` package, which is Keras 2 there."""
+    legacy, builtin = versions["tf_keras"], versions["keras3"]
+    if settings.get("keras") == "2":
+        return legacy or (builtin if builtin is not None and builtin.split(".", 1)[0] == "2" else None)
+    return builtin
 
 
 def default_runner_label() -> str:
@@ -148,7 +161,10 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
         gpus = [{"name": d.name, "driver": None, "memory_bytes": None}
                 for d in tf.config.list_physical_devices("GPU")]
     versions = package_versions()
-    versions["keras"] = versions["tf_keras"] if keras_is_legacy(tf) else versions["keras3"]
+    try:
+        versions["keras"] = versions["tf_keras"] if keras_is_legacy(tf) else versions["keras3"]
+    except Exception:  # noqa: BLE001 - tf.keras does not import (the group is then unavailable)
+        versions["keras"] = None
     try:  # whether this build has the oneDNN (formerly MKL) kernels at all
         from tensorflow.python.util import _pywrap_util_port
 

@@ -57,6 +57,7 @@ class RunOptions:
     progress: bool = True
     memory_limit_mb: int | None = None
     python: str = sys.executable
+    package_path: list[str] | None = None   # the workers' site-packages when not this interpreter's (--tf)
     description: str | None = None      # provenance stored in the results file's runner record
     contributed_by: str | None = None
     max_workers: int | None = None      # live workers at once (default: as many as fit in memory)
@@ -94,6 +95,7 @@ class Report:
     skipped: int = 0
     meanwhile: int = 0            # of the skipped: stored by another run while this one ran
     failed: int = 0
+    unavailable: int = 0          # cases that cannot exist in the workers' TensorFlow (not failures)
     noise: list[dict[str, Any]] = field(default_factory=list)
     scenarios: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
@@ -197,7 +199,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
         if unknown:
             raise TfperfError(f"unknown topic(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
         topics = [t for t in topics if t.name in options.topics]
-    versions = envinfo.package_versions()
+    versions = envinfo.package_versions(options.package_path)   # the workers' packages: the keys' versions
     path = store.results_path(options.data_root, options.runner, options.profile)
     stored = read_stored(path, options.force, options.retry_failed)
     out: list[ScenarioPlan] = []
@@ -371,7 +373,8 @@ class Runner:
 
     def _store(self, out: Outcome, force: bool) -> None:
         self.report.ran += len(out.results)
-        self.report.failed += sum(1 for r in out.results if r["status"] != "ok")
+        self.report.failed += sum(1 for r in out.results if r["status"] not in ("ok", "unavailable"))
+        self.report.unavailable += sum(1 for r in out.results if r["status"] == "unavailable")
         self.report.noise += out.noise
         self.report.scenarios += out.scenarios
         self._save(results=out.results, environments=out.environments, noise=out.noise,

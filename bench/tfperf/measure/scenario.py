@@ -279,6 +279,9 @@ class ScenarioRun:
 
     def _breakdowns(self) -> None:
         for task in self.breakdowns:
+            if self.failed.get(task.case.case_id, {}).get("status") == "unavailable":
+                self.on_progress(task.id, True)       # not in this TensorFlow: nothing to break down
+                continue
             self.on_progress(task.id, False)
             try:
                 msg = self._ask(task, {"cmd": "breakdown", "task": task.worker_payload()}, task.case.timeout_s)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..cases import Budget
+from ..budget import Budget
 from ..stats import summarize
 
 Clock = Callable[[], float]

@@ -12,7 +12,8 @@ then reads commands from stdin, one JSON object per line, and answers each:
 
     {"cmd": "prepare", "task": {...}}  -> {"type": "prepared", "id": ..., "result": {...}}
         set up the case, time its first call, warm up, calibrate the inner loop, check
-        its output against the reference; ``result`` has status "error" if that failed
+        its output against the reference; ``result`` has status "error" if that failed,
+        "unavailable" if the case cannot exist in this TensorFlow (see availability.py)
     {"cmd": "sample", "id": ..., "warm": bool} -> {"type": "sample", "id": ..., "seconds": ...}
         one sample block (seconds per call), or {"type": "sample_failed", "error": ...};
         ``warm``: the block before ran in another process (see timing.block)
@@ -38,8 +39,8 @@ import traceback
 from types import ModuleType
 from typing import Any, Callable
 
-from ..cases import Budget
-from . import envinfo
+from ..budget import Budget
+from . import availability, envinfo
 from . import sampling
 from .outputs import compare, to_host
 from .timing import Timing, block, prepare
@@ -134,6 +135,7 @@ class Worker:
         self.channel = channel
         self.references: dict[str, Any] = {}  # "params_id|settings_id" -> reference first output
         self.ready: dict[str, tuple[Callable[[], Any], Timing]] = {}  # prepared cases by task id
+        self.unavailable: str | None = None  # why no case of this settings group can exist here
 
     def reference_output(self, case: dict[str, Any]) -> Any:
         """The reference variant's first output for this parameter combination; computed
@@ -154,6 +156,10 @@ class Worker:
         res: dict[str, Any] = {"status": "ok", "error": None, "first_call_s": None, "warmup": None,
                                "timing": None, "output": None, "setup_s": None, "metrics": {},
                                "started_at": started}
+        if self.unavailable:
+            res.update(status=availability.STATUS, error=self.unavailable, finished_at=envinfo.now_iso(),
+                       duration_s=0.0)
+            return res
         try:
             call, metrics, setup_s = _prepare(case, case["fn"], case["setup"])
             res["setup_s"], res["metrics"] = setup_s, metrics
@@ -167,8 +173,9 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - a failing case is a result, not a crash
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            res["status"] = "error"
-            res["error"] = _error_text(exc)
+            why = availability.from_exception(exc)
+            res["status"] = availability.STATUS if why else "error"
+            res["error"] = why or _error_text(exc)
             self._release_if_idle()
         res["finished_at"] = envinfo.now_iso()
         res["duration_s"] = time.perf_counter() - t_case
@@ -204,6 +211,8 @@ class Worker:
 
     def run_breakdown(self, task: dict[str, Any]) -> dict[str, Any]:
         """Sample the stacks of ``calls`` warmed-up calls and charge the time to categories."""
+        if self.unavailable:
+            raise RuntimeError(self.unavailable)
         call, _, _ = _prepare(task, task["fn"], task["setup"])
         for _ in range(3):
             call()
@@ -307,8 +316,9 @@ def main(argv: list[str]) -> int:
     env = {**machine, **tf_info,
            "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
            "time": envinfo.now_iso()}
-    channel.send({"type": "ready", "env": env, "import_s": import_s})
     worker = Worker(channel)
+    worker.unavailable = availability.keras_group(tf, job["settings"])
+    channel.send({"type": "ready", "env": env, "import_s": import_s, "unavailable": worker.unavailable})
     while (cmd := read_command(sys.stdin)) is not None:
         serve(worker, channel, cmd)
     return 0

@@ -12,7 +12,8 @@ from typing import Any
 # newer files are refused with a message telling the user to upgrade.
 SCHEMA_VERSION = 2
 
-PROFILES = ("quick", "full")
+# history: the smallest grid that decides each claim, run once per TensorFlow version (tfperf run --tf).
+PROFILES = ("quick", "full", "history")
 
 # Runner labels, profiles, topics and variants end up in file names and URLs: letters,
 # digits and _ . + -, starting with a letter or digit, so "..", "a/b" or "" never pass.
