@@ -181,20 +181,25 @@ def installed(venv: Path) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def ensure(version: str, root: Path = DEFAULT_ROOT, run: Command = run_command,
-           log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Venv:
-    """The venv for TensorFlow ``version``, created if it is missing or its recipe changed."""
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def ensure(version: str, root: Path = DEFAULT_ROOT, run: Command | None = None,
+           log: Callable[[str], None] = _stderr) -> Venv:
+    """The venv for TensorFlow ``version``, created if it is missing or its recipe changed
+    (``run`` runs one command: ``run_command`` unless given)."""
     recipe = recipe_for(version)
     path = venv_path(root, version)
     with locked(path):
         if is_ready(path, recipe):
             return Venv(version, python_of(path), site_packages(path), read_stamp(path) or {})
-        stamp = _build(path, recipe, run, log)
+        stamp = _build(path, recipe, run or run_command, log)
     return Venv(version, python_of(path), site_packages(path), stamp, created=True)
 
 
-def interpreter(version: str | None, root: Path = DEFAULT_ROOT, run: Command = run_command,
-                log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> Venv | None:
+def interpreter(version: str | None, root: Path = DEFAULT_ROOT, run: Command | None = None,
+                log: Callable[[str], None] = _stderr) -> Venv | None:
     """What runs the workers of ``tfperf run --tf version``: None for this interpreter
     (no ``--tf``, or the version installed here), else the version's venv."""
     if version is None:
