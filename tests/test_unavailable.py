@@ -119,3 +119,11 @@ def test_run_stores_unavailable_apart_from_failures(tmp_path: Path, monkeypatch:
     assert "tf.keras is Keras 2 in TensorFlow 2.15.1" in got[("3", "plain")]["error"]
     assert "No module named 'tfperf_test_runtime_that_is_not_installed'" in got[("2", "runtime")]["error"]
     assert "an_api_from_a_later_release" in got[("2", "new_api")]["error"]
+
+
+def test_reason_names_pips_complaint_from_the_venvs_stamp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / availability.STAMP).write_text(json.dumps(
+        {"not_installed": {"ai-edge-litert": "Collecting ai-edge-litert\nERROR: No matching distribution found"}}))
+    monkeypatch.setattr("sys.prefix", str(tmp_path))
+    why = availability.from_exception(ModuleNotFoundError("No module named 'ai_edge_litert'", name="ai_edge_litert"))
+    assert why is not None and "ai-edge-litert did not install" in why and "No matching distribution" in why
