@@ -323,3 +323,22 @@ def test_holds_refuted_and_unclear_read_as_different_lines() -> None:
                      "not faster": "refuted: not faster", "unclear": "unclear", "mixed": "depends on the case",
                      "holds, else unclear": "holds where clear"}
     assert len(set(lines.values())) == len(lines)
+
+
+def test_a_scenario_with_unavailable_cases_gives_their_budget_back() -> None:
+    """budget_s is per planned slot: cases that never became ready take their share with
+    them, so the remaining slots do not get more time than in a full scenario."""
+    from types import SimpleNamespace
+
+    from tfperf.measure.scenario import ScenarioRun
+
+    tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key=f"g{i % 2}")) for i in range(4)]
+    run = ScenarioRun(None, tasks, tasks[0], RoundRule(budget_s=50.0), "seed", [],  # type: ignore[arg-type]
+                      on_progress=lambda *a: None)
+    run.prepared = {"t0": {}, "t2": {}}           # t1 and t3 unavailable: 2 + A/A of 5 slots live
+    run._scale_budget()
+    assert run.rule.budget_s == pytest.approx(50.0 * 3 / 5)
+    run.prepared = {t.id: {} for t in tasks}
+    run.rule = RoundRule(budget_s=50.0)
+    run._scale_budget()
+    assert run.rule.budget_s == 50.0
