@@ -59,7 +59,8 @@
   "use strict";
   document.querySelectorAll(".md-typeset table").forEach(function (table) {
     var heads = table.querySelectorAll("thead th");
-    if (heads.length < 4) { return; }
+    // a table whose columns are the point (claims × releases) scrolls in its own box instead
+    if (heads.length < 4 || table.closest(".tfperf-nocards")) { return; }
     var labels = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
     table.querySelectorAll("tbody tr").forEach(function (tr) {
       Array.prototype.forEach.call(tr.children, function (td, i) {

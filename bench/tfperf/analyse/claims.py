@@ -20,6 +20,7 @@ from .noise import NoiseFloor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
+from .versions import release_key
 
 NO_DATA = "no data"
 MIXED = "mixed"
@@ -323,8 +324,8 @@ class ClaimTrend:
 
 
 def version_sort_key(label: str) -> tuple:
-    import re
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", label))
+    """Numeric order of version labels ("TF 2.9.3" before "TF 2.12.1")."""
+    return release_key(label)
 
 
 def claim_trends(claim: dict[str, Any], hist: list[Measurement], topic: str, noise: list[Noise],

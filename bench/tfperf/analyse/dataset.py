@@ -19,9 +19,11 @@ from .compare import Recommendation, Scenario, exclusion_reason, recommend, scen
 from .noise import noise_floor
 from .ratios import RatioCache
 from .records import Measurement, Noise, Runner, params_id, read_documents, settings_id
-from .select import TopicInfo, current, history, mark_stale
+from .select import TopicInfo, current, history, mark_stale, per_version
 from .settings import SettingsSpeedup, settings_speedups
 from .source import load_results
+from .version_verdicts import VersionStrip, version_strips
+from .versions import release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
@@ -121,6 +123,12 @@ class Dataset:
     def history(self) -> list[Measurement]:
         return history(self.measurements)
 
+    @cached_property
+    def by_version(self) -> list[Measurement]:
+        """One result per (runner, case, TensorFlow release), failed and unavailable ones
+        included: what the verdicts per release are judged on."""
+        return per_version(self.measurements)
+
     def topic_names(self) -> list[str]:
         return sorted(set(self.topics) | {m.topic for m in self.measurements})
 
@@ -173,6 +181,16 @@ class Dataset:
                                    for t in claim_trends(c, self.history, topic, self.noise, self.cache,
                                                          self.topics[topic].controls)]
         return self._trends[topic]
+
+    def version_strips(self, topic: str) -> list[VersionStrip]:
+        """Per claim and runner measured with two or more TensorFlow releases, the verdict in
+        each release (claims in the YAML's order)."""
+        if topic not in self._strips:
+            controls = self.topics[topic].controls if topic in self.topics else ()
+            self._strips[topic] = [s for c in self.claims_of(topic)
+                                   for s in version_strips(c, self.by_version, topic, self.noise, self.cache,
+                                                           controls)]
+        return self._strips[topic]
 
     def settings_speedups(self, topic: str) -> list[SettingsSpeedup]:
         """Each settings group against the topic's ``baseline_settings`` (empty when the
@@ -264,10 +282,11 @@ class Dataset:
         rows: list[dict[str, Any]] = []
         newest_version = {}
         for m in self.history:
-            if m.topic == topic:
+            if m.topic == topic:       # the newest release, not the latest run (a history run of 2.12)
                 k = (m.runner, m.settings_id)
-                if k not in newest_version or m.finished_at > newest_version[k][1]:
-                    newest_version[k] = (m.version, m.finished_at)
+                rank = (release_key(m.tensorflow), m.finished_at)
+                if k not in newest_version or rank > newest_version[k][1]:
+                    newest_version[k] = (m.version, rank)
         pool = [m for m in self.history if m.topic == topic]
         stale_current = [m for m in self.current if m.topic == topic and m.stale and m.ok]
         base: dict[tuple[str, str, str, str], Measurement] = {}
@@ -308,6 +327,7 @@ class Dataset:
         self._recs: dict[str, list[Recommendation]] = {}
         self._claims: dict[str, list[ClaimResult]] = {}
         self._trends: dict[str, list[ClaimTrend]] = {}
+        self._strips: dict[str, list[VersionStrip]] = {}
         self._settings: dict[str, list[SettingsSpeedup]] = {}
 
 
@@ -325,6 +345,14 @@ def _div(x: float | None, by: float) -> float | None:
 
 def analyse(results_root: str | Path, snippets_dir: str | Path, cache: RatioCache | None = None) -> Dataset:
     docs, load_errors = load_results(results_root)
+    return analyse_documents(docs, snippets_dir, results_root, cache, load_errors)
+
+
+def analyse_documents(docs: list[tuple[Path, dict[str, Any]]], snippets_dir: str | Path,
+                      results_root: str | Path = "", cache: RatioCache | None = None,
+                      load_errors: list[ResultsFileError] | None = None) -> Dataset:
+    """The dataset of documents already loaded (``source.load_results`` validates them)."""
+    load_errors = load_errors or []
     topics, topic_errors = load_topics(snippets_dir)
     measurements, noise, runners, breakdowns = read_documents(docs)
     mark_stale(measurements, topics)
@@ -333,4 +361,4 @@ def analyse(results_root: str | Path, snippets_dir: str | Path, cache: RatioCach
                    runners=runners, breakdowns=breakdowns, errors=errors, cache=cache or RatioCache())
 
 
-__all__ = ["Dataset", "analyse", "load_topics", "ResultsFileError"]
+__all__ = ["Dataset", "analyse", "analyse_documents", "load_topics", "ResultsFileError"]

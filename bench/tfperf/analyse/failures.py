@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .records import Measurement
+from .versions import UNAVAILABLE
 
 ERROR_CHARS = 200      # a table cell shows this much of an error line
 
@@ -35,14 +36,23 @@ def distinct(ms: Iterable[Measurement]) -> list[Measurement]:
 
 
 def failure_summary(ms: Iterable[Measurement]) -> str | None:
-    """"failed: 2 cases (first error: error: ValueError: boom)", or None when none failed."""
-    failed = distinct(m for m in ms if m.status != "ok")
+    """"failed: 2 cases (first error: error: ValueError: boom)", or None when none failed.
+    Results ``unavailable`` in their TensorFlow release (the variant does not exist there)
+    are no failure: "not available in this version: 2 cases (Keras 3 is not ...)"."""
+    ms = list(ms)
+    failed = distinct(m for m in ms if m.status not in ("ok", UNAVAILABLE))
     if not failed:
-        return None
+        na = distinct(m for m in ms if m.status == UNAVAILABLE)
+        if not na:
+            return None
+        why = error_line(na[0])[len(UNAVAILABLE) + 2:]
+        return f"not available in this version: {len(na)} case{'s' if len(na) != 1 else ''} ({why})"
     n = len(failed)
     return f"failed: {n} case{'s' if n != 1 else ''} (first error: {error_line(failed[0])})"
 
 
 def failed_results(current: Iterable[Measurement]) -> list[Measurement]:
-    """The current results that failed, by topic, runner and case."""
-    return sorted((m for m in current if m.status != "ok"), key=lambda m: (m.topic, m.runner, m.case_id))
+    """The current results that failed (not those unavailable in their release), by topic,
+    runner and case."""
+    return sorted((m for m in current if m.status not in ("ok", UNAVAILABLE)),
+                  key=lambda m: (m.topic, m.runner, m.case_id))

@@ -13,6 +13,7 @@ from typing import Any
 
 # Re-exported: analysis and render name results by the harness's own identities.
 from ..store.ids import params_id as params_id, settings_id as settings_id
+from .versions import HISTORY_PROFILE, release_key, tf_version
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ class Measurement:
 
     @property
     def tensorflow(self) -> str:
-        return str(self.key.get("tensorflow") or "?")
+        """The TensorFlow release measured (:func:`tfperf.analyse.versions.tf_version`)."""
+        return tf_version(self.key, self.env)
 
     @property
     def keras(self) -> str:
@@ -97,8 +99,10 @@ class Measurement:
 
     @property
     def version(self) -> str:
-        """The software the result was measured with, as a label for trends."""
-        return f"TF {self.tensorflow} / Keras {self.keras}"
+        """The software the result was measured with, as a label for trends: the TensorFlow
+        release ("TF 2.15.1"). The Keras generation is a setting of the scenario (keras=2/3),
+        not a version: Keras 2 beside Keras 3 under one TensorFlow is one version."""
+        return f"TF {self.tensorflow}"
 
     @property
     def commit(self) -> str | None:
@@ -131,9 +135,12 @@ class Runner:
     environments: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def latest_environment(self) -> dict[str, Any] | None:
+        """The environment of the newest TensorFlow release measured, the latest of those (a
+        history run of TF 2.12 after the full run of 2.21 does not make the runner "2.12")."""
         if not self.environments:
             return None
-        return max(self.environments.values(), key=lambda e: str(e.get("time", "")))
+        return max(self.environments.values(),
+                   key=lambda e: (release_key(tf_version({}, e)), str(e.get("time", ""))))
 
 
 def parse_time(text: Any) -> datetime:
@@ -155,13 +162,17 @@ def series_names(docs: list[tuple[Path, dict[str, Any]]]) -> dict[tuple[str, str
     same label also has results of another profile; then every profile but ``full`` is
     named "<label>/<profile>". Everything downstream (current results, scenarios, noise
     floors, claims, chart series) groups by that name, so a quick run and a full one of
-    one machine are never joined into one result, verdict or chart line."""
+    one machine are never joined into one result, verdict or chart line.
+
+    The ``history`` profile (other TensorFlow releases on the same machine) is the same
+    runner with other software: it always goes by the name of the label's main series,
+    and the analysis keeps its releases apart (``select.current``, ``versions``)."""
     profiles: dict[str, set[str]] = {}
     for _, doc in docs:
         label = str((doc.get("runner") or {}).get("label", "?"))
         profiles.setdefault(label, set()).add(str(doc.get("profile", "?")))
-    keep = {label: ("full" if "full" in ps else min(ps)) for label, ps in profiles.items()}
-    return {(label, p): label if p == keep[label] else f"{label}/{p}"
+    keep = {label: ("full" if "full" in ps else min(ps - {HISTORY_PROFILE} or ps)) for label, ps in profiles.items()}
+    return {(label, p): label if p in (keep[label], HISTORY_PROFILE) else f"{label}/{p}"
             for label, ps in profiles.items() for p in ps}
 
 

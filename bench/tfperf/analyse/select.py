@@ -1,8 +1,9 @@
 """Which stored results count: stale marking, the newest result per case, history.
 
 Nothing is dropped: a result whose key no longer matches the current snippet is kept
-and marked stale; the page shows it as such. Among several results of one case the
-newest non-stale ok one is current; the others remain history (trends across versions).
+and marked stale; the page shows it as such. Among several results of one case, the one
+of the newest TensorFlow release is current (then the newest non-stale ok one); the
+others remain history (verdicts and charts across versions).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Iterable
 
 from .. import HARNESS_VERSION
 from .records import Measurement
+from .versions import HISTORY_PROFILE, release_key
 
 
 @dataclass(frozen=True)
@@ -65,29 +67,45 @@ def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo]
 
 
 def _rank(m: Measurement) -> tuple:
-    # Current beats stale, ok beats failed, then newest first.
-    return (not m.stale, m.ok, m.finished_at)
+    # Within one TensorFlow release: current beats stale, the runner's main profile beats
+    # the history profile (the published grid is not replaced by the smaller one that
+    # measured the same release), ok beats failed, then newest first.
+    return (not m.stale, m.source.profile != HISTORY_PROFILE, m.ok, m.finished_at)
+
+
+def per_version(measurements: Iterable[Measurement], ok_only: bool = False) -> list[Measurement]:
+    """One measurement per (runner, case_id, TensorFlow release): the best by the rule of
+    :func:`current`. Stale results are left out (their key no longer matches the code);
+    with ``ok_only``, failed and unavailable ones too."""
+    best: dict[tuple[str, str, str], Measurement] = {}
+    for m in measurements:
+        if m.stale or (ok_only and not m.ok):
+            continue
+        k = (m.runner, m.case_id, m.tensorflow)
+        if k not in best or _rank(m) > _rank(best[k]):
+            best[k] = m
+    return sorted(best.values(), key=lambda m: (m.runner, m.case_id, release_key(m.tensorflow), m.finished_at))
 
 
 def current(measurements: Iterable[Measurement]) -> list[Measurement]:
-    """One measurement per (runner, case_id): the newest non-stale ok one if any, else the
-    best available (stale, or the newest failure so the failure is shown)."""
+    """One measurement per (runner, case_id): from the newest TensorFlow release measured
+    (an older release's result, however recent, never displaces it; the others are
+    history), and within it the best by :func:`_rank` (so a failure of the newest release
+    is shown as such). A non-stale result beats a stale one of any release."""
     best: dict[tuple[str, str], Measurement] = {}
+
+    def rank(m: Measurement) -> tuple:
+        r = _rank(m)
+        return (r[0], release_key(m.tensorflow), *r[1:])
+
     for m in measurements:
         k = (m.runner, m.case_id)
-        if k not in best or _rank(m) > _rank(best[k]):
+        if k not in best or rank(m) > rank(best[k]):
             best[k] = m
     return sorted(best.values(), key=lambda m: (m.runner, m.case_id))
 
 
 def history(measurements: Iterable[Measurement]) -> list[Measurement]:
-    """Newest ok, non-stale measurement per (runner, case_id, key_hash): one per software
-    version a case was measured with. The input for trends."""
-    best: dict[tuple[str, str, str], Measurement] = {}
-    for m in measurements:
-        if not m.ok or m.stale:
-            continue
-        k = (m.runner, m.case_id, m.key_hash)
-        if k not in best or m.finished_at > best[k].finished_at:
-            best[k] = m
-    return sorted(best.values(), key=lambda m: (m.runner, m.case_id, m.finished_at))
+    """The ok, non-stale measurement of each (runner, case_id) per TensorFlow release:
+    the input for trends and charts across versions."""
+    return per_version(measurements, ok_only=True)

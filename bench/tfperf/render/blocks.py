@@ -17,6 +17,7 @@ from ..analyse.claims import NO_DATA, counts_text, is_settings_claim
 from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
+from ..analyse.versions import release_key
 from .charts import ChartError, chart_specs, has_trend
 from .context import (DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance,  # noqa: F401
                       stale_mark, verdict_badge)
@@ -28,6 +29,7 @@ from .notebooks import packages
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
                    times_ci)
 from .topic_blocks import EXTRA_BLOCKS
+from .version_blocks import VERSION_BLOCKS
 
 
 # -- block renderers ----------------------------------------------------------------------
@@ -224,24 +226,6 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
     return Markup(t + "".join(details) + provenance(ctx, ms))
 
 
-def block_trends(d: Directive, ctx: Context) -> Markup:
-    topic = str(d.topic)
-    ds = ctx.ds
-    trends = ds.trends(topic)
-    versions = ds.versions(topic)
-    if not trends:
-        return admonition("info", "No trend yet",
-                          f"Measured with {len(versions)} software version(s) so far; a claim's trend appears "
-                          "once the same scenario is measured with two or more TensorFlow/Keras versions.")
-    rows = []
-    for t in trends:
-        cells = [verdict_badge(t.by_version[v].verdict) if v in t.by_version else "–" for v in versions]
-        flag = element("span", "flipped", class_="tfperf-flip") if t.flipped else ("changed" if t.changed else "")
-        rows.append([t.claim_id, t.runner, t.scenario_id, *cells, flag])
-    ms = [m for m in ds.history if m.topic == topic]
-    return Markup(table(["claim", "runner", "scenario", *versions, ""], rows) + provenance(ctx, ms))
-
-
 def block_breakdown(d: Directive, ctx: Context) -> Markup:
     topic = str(d.topic)
     bds = [b for b in ctx.ds.breakdowns if b.get("topic") == topic]
@@ -340,7 +324,8 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["oneDNN", {True: "on", False: "off"}.get(env.get("onednn"), "–")],
             ["threads (intra / inter)", f"{threads.get('intra_op') or 'default'} / {threads.get('inter_op') or 'default'}"],
             ["noise floor (max A/A)", percent(max(noise)) if noise else "no A/A pair stored"],
-            ["software versions measured", ", ".join(sorted({m.version for m in ds.measurements if m.runner == label}))],
+            ["software versions measured", ", ".join(sorted({m.version for m in ds.measurements if m.runner == label},
+                                                            key=release_key))],
             ["results files", join([link(ctx.prefix + DATA_URL + s.rel, s.rel) for s in r.sources], ", ")],
         ]
         out.append(Markup(f'<h3 id="runner-{h(label)}">{h(label)}</h3>' + table(["", ""], rows, "tfperf-table tfperf-kv")))
@@ -385,12 +370,13 @@ def _rel(path: str) -> str:
 
 BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
-    "trends": block_trends, "breakdown": block_breakdown, "notebook": block_notebook,
+    "breakdown": block_breakdown, "notebook": block_notebook,
     "findings": block_findings, "runners": block_runners, "datafiles": block_datafiles, "errors": block_errors,
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun"}
+               "settings", "metrics", "breakeven", "tenrun", "changes"}
 
 
 BLOCKS.update(EXTRA_BLOCKS)
+BLOCKS.update(VERSION_BLOCKS)

@@ -5,7 +5,8 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:chart predict_vs_call view=latency x=batch facet=model -->
     <!-- tfperf:recommendations predict_vs_call -->
     <!-- tfperf:claims predict_vs_call -->
-    <!-- tfperf:trends predict_vs_call -->
+    <!-- tfperf:trends predict_vs_call -->      (verdicts per TensorFlow release: render/version_blocks.py)
+    <!-- tfperf:changes predict_vs_call -->     <!-- tfperf:versions -->
     <!-- tfperf:breakdown predict_vs_call -->
     <!-- tfperf:notebook predict_vs_call -->
     <!-- tfperf:findings -->   <!-- tfperf:runners -->   <!-- tfperf:datafiles -->   <!-- tfperf:errors -->
@@ -38,7 +39,7 @@ from ..errors import TfperfError
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
-               "dothis")
+               "dothis", "changes", "versions")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.M)

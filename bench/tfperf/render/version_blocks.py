@@ -1,0 +1,293 @@
+"""Verdicts across TensorFlow releases, laid out (the analysis is
+:mod:`tfperf.analyse.version_verdicts` and :mod:`tfperf.analyse.versions_table`)::
+
+    <!-- tfperf:trends TOPIC -->    a topic's "Across versions": per claim, a strip of its
+                                    verdict per release and a chart of its speedup per release
+    <!-- tfperf:changes TOPIC -->   in a topic's short answer: the verdicts that changed, and
+                                    since which release (nothing before two releases are measured)
+    <!-- tfperf:versions -->        the home page's table of claims × releases
+
+A verdict is a colour and a word with a symbol (✓ holds, ✗ refuted, ? unclear, ± depends on
+the case, n/a not available, – not measured), so that it reads without colour.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..analyse.version_verdicts import (FAILED, HOLDS, MIXED, NOT_AVAILABLE, NOT_MEASURED, REFUTED, UNCLEAR,
+                                        VersionCell, VersionStrip, speedup_rows, steady_text, change_text)
+from ..analyse.versions import listing, short_labels, sort_versions
+from ..analyse.versions_table import versions_table
+from .context import SVG_URL, Context, provenance
+from .directives import Directive
+from .embed import chart_html
+from .html import Markup, admonition, element, h, join, times
+from .version_chart import version_chart_specs
+
+CELL = {HOLDS: ("✓", "holds"), REFUTED: ("✗", "refuted"), UNCLEAR: ("?", "unclear"), MIXED: ("±", "depends"),
+        NOT_AVAILABLE: ("", "n/a"), FAILED: ("!", "failed"), NOT_MEASURED: ("–", "")}   # symbol, word
+SHORT = {k: " ".join(x for x in v if x) for k, v in CELL.items()}
+CLASS = {HOLDS: "holds", REFUTED: "fails", UNCLEAR: "inconclusive", MIXED: "mixed", NOT_AVAILABLE: "na",
+         FAILED: "failed", NOT_MEASURED: "nodata"}
+COMMAND = "tfperf run --tf 2.15.1 --profile history"
+KEY = ("✓ holds · ✗ refuted · ? unclear · ± depends on the case · n/a: not available in that release "
+       "(the variant does not exist there) · –: not measured · *: some scenarios not available")
+
+
+def _partial(cell: VersionCell) -> bool:
+    return cell.definite and cell.unavailable_scenarios > 0
+
+
+def cell_title(cell: VersionCell, label: str) -> str:
+    """The full verdict of a cell, for its tooltip: "TF 2.15: holds (in 2 scenarios); not
+    available in 2 scenarios: Keras 3 is not the tf.keras of TensorFlow 2.15"."""
+    out = f"TF {label}: {cell.word}"
+    if cell.checks:
+        out += f" (in {len(cell.checks)} scenario{'s' if len(cell.checks) != 1 else ''})"
+    if cell.unavailable:
+        n = cell.unavailable_scenarios
+        out += f"; not available in {n} scenario{'s' if n != 1 else ''}: " + "; ".join(cell.unavailable)
+    if cell.failures:
+        out += "; failed: " + "; ".join(cell.failures)
+    return out
+
+
+def cell_text(cell: VersionCell) -> Markup:
+    """"✓ holds", the symbol and the word in spans of their own (the table stacks them)."""
+    sym, word = CELL[cell.kind]
+    parts = [element("span", sym, class_="tfperf-vsym") if sym else "", " " if sym and word else "",
+             element("span", word, class_="tfperf-vword") if word else "", element("sup", "*") if _partial(cell) else ""]
+    return join(parts)
+
+
+def strip_html(strip: VersionStrip, labels: dict[str, str]) -> Markup:
+    items = [element("li", join([element("span", labels.get(c.version, c.version), class_="tfperf-strip-ver"),
+                                 element("span", cell_text(c), class_="tfperf-strip-word")]),
+                     class_=f"tfperf-strip-cell tfperf-{CLASS[c.kind]}", title=cell_title(c, labels.get(c.version, c.version)))
+             for c in strip.cells]
+    return element("ol", join(items), class_="tfperf-strip", aria_label="Verdict per TensorFlow release")
+
+
+def _notes(strip: VersionStrip, labels: dict[str, str]) -> Markup:
+    """The reasons a release is not available (or failed), as footnotes under the strip.
+    Releases whose reasons differ only in the release named ("... of TensorFlow 2.12",
+    "... of TensorFlow 2.13") share one note, which quotes the first."""
+    groups: dict[tuple[str, str], tuple[list[str], str]] = {}
+    for c in strip.cells:
+        lab = labels.get(c.version, c.version)
+        if c.unavailable:
+            n = c.unavailable_scenarios
+            scope = f"in {n} of {n + len(c.checks)} scenarios" if c.definite else "in any scenario"
+            groups.setdefault((f"not available {scope}", _masked(c.unavailable)), ([], "; ".join(c.unavailable)))[0] \
+                .append(lab)
+        if c.failures:
+            groups.setdefault(("failed", _masked(c.failures)), ([], "; ".join(c.failures)))[0].append(lab)
+    items = [element("li", join([element("strong", listing(labs)), f": {what}: ", why,
+                                 f" (likewise in {listing(labs[1:])})" if len(labs) > 1 and why != masked else ""]))
+             for (what, masked), (labs, why) in groups.items()]
+    return element("ul", join(items), class_="tfperf-strip-notes") if items else Markup("")
+
+
+def _masked(reasons: tuple[str, ...]) -> str:
+    return re.sub(r"\d+(?:\.\d+)+", "#", "; ".join(reasons))
+
+
+def _verdict_line(strip: VersionStrip, labels: dict[str, str]) -> Markup:
+    latest = strip.latest
+    if latest is not None:
+        return Markup('<p class="tfperf-version-verdict">Changed: '
+                      + element("strong", change_text(latest, labels, len(strip.changes))) + "</p>")
+    return Markup('<p class="tfperf-version-verdict">No change: ' + h(steady_text(strip, labels)) + "</p>")
+
+
+def _what(ctx: Context, topic: str, claim: dict[str, Any]) -> str:
+    ds = ctx.ds
+    if "faster_settings" in claim or "slower_settings" in claim:
+        f, s = (", ".join(ds.setting_label(topic, k, v) for k, v in (claim.get(side) or {}).items())
+                for side in ("faster_settings", "slower_settings"))
+        return f"{f} over {s}"
+    return f"{ds.label(topic, str(claim.get('faster')))} over {ds.label(topic, str(claim.get('slower')))}"
+
+
+def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
+    rows = speedup_rows(strip, labels)
+    if not rows:
+        return Markup("")
+    versions = [labels.get(v, v) for v in strip.versions]
+    spec, static = version_chart_specs(rows, versions, _what(ctx, strip.topic, strip.claim))
+    svg = ctx.svgs.svg_name(static)
+    alt_text = f"speedup per TensorFlow release: {strip.claim_id} on {strip.runner}"
+    return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
+                                                               alt_text, ctx.shared_rows) + "</figure>")
+
+
+def _measured(strips: list[VersionStrip]) -> dict[str, list[str]]:
+    out: dict[str, set[str]] = {}
+    for s in strips:
+        out.setdefault(s.runner, set()).update(s.versions)
+    return {r: sort_versions(vs) for r, vs in sorted(out.items())}
+
+
+def _measured_text(measured: dict[str, list[str]], labels: dict[str, str]) -> str:
+    """"runner x with TensorFlow 2.12, 2.15 and 2.21 (3 releases)"; runners are counted
+    apart from releases."""
+    parts = [f"runner {r} with TensorFlow {listing([labels[v] for v in vs])} ({len(vs)} releases)"
+             for r, vs in measured.items()]
+    return "; ".join(parts)
+
+
+def no_versions(ctx: Context, topic: str | None) -> Markup:
+    where = f"Measured with {len(ctx.ds.versions(topic))} TensorFlow release(s) so far. " if topic else ""
+    return admonition("info", "No trend yet", Markup(
+        f"<p>{h(where)}Once the same scenarios are measured with two or more TensorFlow releases, this shows "
+        "each claim's verdict in every release (holds / refuted / unclear / not available), its speedup with "
+        "the 95% CI per release, and the release where a verdict changed. To measure another release on a "
+        f"runner: <code>{h(COMMAND)}</code> (one release per run, in its own virtual environment), then rebuild "
+        "the site.</p>"))
+
+
+def block_trends(d: Directive, ctx: Context) -> Markup:
+    """A topic's "Across versions" section."""
+    topic, ds = str(d.topic), ctx.ds
+    strips = ds.version_strips(topic)
+    if not strips:
+        return no_versions(ctx, topic)
+    labels = short_labels(v for s in strips for v in s.versions)
+    measured = _measured(strips)
+    changed = [s for s in strips if s.changed]
+    ids = list(dict.fromkeys(s.claim_id for s in strips))
+    several = len(measured) > 1
+    out = [Markup(f"<p>Measured on {h(_measured_text(measured, labels))}, over the scenarios measured with at "
+                  "least two releases. A claim's verdict in a release combines its scenarios as in the claims "
+                  "table; hover a cell for the whole verdict.</p>")]
+    if changed:
+        names = listing(list(dict.fromkeys(s.claim_id for s in changed)))
+        out.append(Markup(f"<p><strong>{len({s.claim_id for s in changed})} of {len(ids)} claims changed "
+                          f"verdict</strong> ({h(names)}); the others kept theirs in every release measured.</p>"))
+    else:
+        out.append(Markup(f"<p><strong>No claim's verdict changed</strong> across TensorFlow "
+                          f"{h(listing([labels[v] for v in sort_versions(labels)]))}.</p>"))
+    for s in strips:
+        who = join([" ", element("small", f"on {s.runner}")]) if several else ""
+        out.append(Markup('<div class="tfperf-version-claim">'
+                          + f'<p class="tfperf-version-claim-title">{h(s.text)} {element("small", s.claim_id)}'
+                          + f"{who}</p>" + strip_html(s, labels) + _verdict_line(s, labels) + _notes(s, labels)
+                          + _chart(ctx, s, labels) + "</div>"))
+    out.append(Markup(f'<p class="tfperf-strip-key">{h(KEY)}.</p>'))
+    missing = [str(c.get("text", c.get("id"))).rstrip(".") for c in ds.claims_of(topic) if str(c.get("id")) not in ids]
+    if missing:
+        out.append(Markup("<p>Not measured across releases (their scenarios were measured with one release only): "
+                          + h("; ".join(missing)) + ".</p>"))
+    out.append(_scenario_details(strips, labels))
+    out.append(provenance(ctx, [m for m in ds.by_version if m.topic == topic]))
+    return Markup("".join(out))
+
+
+def _scenario_details(strips: list[VersionStrip], labels: dict[str, str]) -> Markup:
+    """Every scenario of every claim, per release: the verdict and speedup (folded)."""
+    versions = sort_versions(labels)
+    head = "".join(element("th", x) for x in ["claim", "runner", "scenario", *[labels[v] for v in versions]])
+    body = []
+    for s in strips:
+        by: dict[str, dict[str, Any]] = {}
+        for c in s.cells:
+            for ch in c.checks:
+                key = ", ".join(f"{k}={v}" for k, v in ch.scenario.params.items())
+                key = ", ".join(x for x in (key, ", ".join(f"{k}={v}" for k, v in sorted(ch.scenario.settings.items())))
+                                if x)
+                by.setdefault(key, {})[c.version] = ch
+        for scen, per in by.items():
+            tds = []
+            for v in versions:
+                ch = per.get(v)
+                if ch is None:
+                    tds.append(element("td", "–"))
+                    continue
+                word = {"holds": HOLDS, "refuted": REFUTED}.get(ch.verdict, UNCLEAR)
+                tds.append(element("td", join([element("span", SHORT[word], class_=f"tfperf-verdict tfperf-{CLASS[word]}"),
+                                               Markup("<br>"), times(ch.ratio.point) if ch.ratio else ""])))
+            body.append("<tr>" + element("td", s.claim_id) + element("td", s.runner) + element("td", scen)
+                        + "".join(tds) + "</tr>")
+    return Markup('<details class="tfperf-claim-detail"><summary>Every scenario in every release (verdict and '
+                  'speedup)</summary><div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
+                  f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></details>")
+
+
+def block_changes(d: Directive, ctx: Context) -> Markup:
+    """In a topic's short answer: which verdicts changed, and since which release."""
+    topic = str(d.topic)
+    strips = ctx.ds.version_strips(topic)
+    if not strips:
+        return Markup("")
+    labels = short_labels(v for s in strips for v in s.versions)
+    names = listing([labels[v] for v in sort_versions(labels)])
+    several = len({s.runner for s in strips}) > 1
+    changed = [s for s in strips if s.changed]
+    link = Markup('<a href="#across-versions">Across versions</a>')
+    if not changed:
+        return Markup(f'<p class="tfperf-version-note">Across TensorFlow {h(names)}: no verdict on this page '
+                      f"changed (see {link}).</p>")
+    items = [element("li", join([s.text.rstrip("."), " — ", element("strong", change_text(s.latest, labels,
+                                                                                            len(s.changes)))
+                                 if s.latest else "", f" on {s.runner}" if several else ""]))
+             for s in changed]
+    return admonition("note", "Changed across TensorFlow releases", join([
+        element("ul", join(items)),
+        Markup(f"<p>Measured with TensorFlow {h(names)}; the other claims kept their verdict. Per release: "
+               f"{link}.</p>")]))
+
+
+def block_versions(d: Directive, ctx: Context) -> Markup:
+    """The home page's claims × releases table."""
+    t = versions_table(ctx.ds, ctx.topic_order)
+    if not t.rows:
+        return no_versions(ctx, None)
+    labels = t.labels
+    several = len(t.runners) > 1
+    head = element("th", "claim") + "".join(element("th", labels[v], scope="col") for v in t.versions)
+    body: list[str] = []
+    last = None
+    for row in t.rows:
+        page = ctx.topic_pages is None or row.topic in ctx.topic_pages
+        href = f"{ctx.prefix}topics/{row.topic}/#across-versions"
+        if row.topic != last:
+            title: Any = element("a", row.topic_title, href=href) if page else row.topic_title
+            body.append(f'<tr class="tfperf-group"><th colspan="{len(t.versions) + 1}" scope="colgroup">'
+                        f"{h(title)}</th></tr>")
+            last = row.topic
+        claim: Any = element("a", row.strip.text, href=href) if page else row.strip.text
+        who = join([Markup("<br>"), element("small", row.strip.runner)]) if several else ""
+        cells = "".join(element("td", cell_text(c), class_=f"tfperf-vcell tfperf-{CLASS[c.kind]}",
+                                title=cell_title(c, labels[v])) for v in t.versions for c in [row.cell(v)])
+        body.append(f'<tr><th scope="row">{h(claim)}{h(who)}</th>{cells}</tr>')
+    changed = t.changed
+    runners = len(t.runners)
+    intro = (f"{len(t.rows)} claim{'s' if len(t.rows) != 1 else ''} measured on {runners} "
+             f"runner{'s' if runners != 1 else ''} across {len(t.versions)} TensorFlow releases "
+             f"({listing([labels[v] for v in t.versions])}). ")
+    intro += (f"{len(changed)} changed verdict (listed under the table)." if changed
+              else "No verdict changed across the releases measured.")
+    out = [Markup(f"<p>{h(intro)}</p>"),
+           Markup('<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
+                  f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"),
+           Markup(f'<p class="tfperf-strip-key">{h(KEY)}. Hover a cell for the whole verdict.</p>')]
+    if changed:
+        items = []
+        for r in changed:
+            page = ctx.topic_pages is None or r.topic in ctx.topic_pages
+            text = r.strip.text.rstrip(".")
+            name: Any = element("a", text, href=f"{ctx.prefix}topics/{r.topic}/#across-versions") if page else text
+            items.append(element("li", join([name, " — ", element("strong", change_text(
+                r.strip.latest, labels, len(r.strip.changes))) if r.strip.latest else "",
+                f" (on {r.strip.runner})" if several else ""])))
+        out.append(Markup("<p>Changed verdicts:</p>") + element("ul", join(items)))
+    if t.unmeasured:
+        out.append(Markup("<p>Not measured across releases yet: "
+                          + h("; ".join(text.rstrip(".") for _t, _c, text in t.unmeasured)) + ".</p>"))
+    return Markup("".join(out))
+
+
+VERSION_BLOCKS = {"trends": block_trends, "changes": block_changes, "versions": block_versions}
+__all__ = ["VERSION_BLOCKS"]
