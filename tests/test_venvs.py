@@ -3,7 +3,9 @@ commands are recorded and answered without installing anything."""
 
 from __future__ import annotations
 
+
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Callable
@@ -40,7 +42,8 @@ class FakeCommands:
             return 1, f"Collecting things\nERROR: {complaint}\n"
         site = Path(argv[0]).parents[1] / "lib" / "python3.11" / "site-packages"
         for req in reqs:
-            name, version = req.split(";")[0].strip().split("==")
+            name, _, version = req.split(";")[0].strip().partition("==")
+            name, version = re.split(r"[<>=!~]", name)[0], version or "0"
             info = site / f"{name.replace('-', '_')}-{version}.dist-info"
             info.mkdir(exist_ok=True)
             (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
@@ -163,3 +166,12 @@ def test_venv_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: p
     assert "TensorFlow 2.21.0: the TensorFlow installed here" in out
     assert cli.main(["venv", "2.17.1", "--venvs", str(tmp_path)]) == 0
     assert "ready (reused)" in capsys.readouterr().out
+
+
+def test_onnx_is_held_below_1_18_where_tensorflow_pins_an_old_ml_dtypes() -> None:
+    """TF 2.14-2.17 pin ml_dtypes < 0.5; onnx 1.18+ needs 0.5 without declaring it, so
+    tf2onnx would install and then fail to import (measured: AttributeError float4_e2m1fn)."""
+    assert venvs.ONNX_FOR_OLD_ML_DTYPES not in venvs.recipe_for("2.13.1").runtimes
+    for v in ("2.14.1", "2.15.1", "2.16.2", "2.17.1"):
+        assert venvs.ONNX_FOR_OLD_ML_DTYPES in venvs.recipe_for(v).runtimes, v
+    assert venvs.ONNX_FOR_OLD_ML_DTYPES not in venvs.recipe_for("2.18.1").runtimes

@@ -54,6 +54,18 @@ REASON_LINES = 8          # last lines of pip's output kept as the reason of a f
 # The serving topic's optional runtimes, pinned as in pyproject.toml's `tf` extra
 # (tests/test_venvs.py checks that the two agree).
 RUNTIMES = ("ai-edge-litert==2.3.0; platform_machine != 'aarch64'", "tf2onnx==1.17.0", "onnxruntime==1.31.1")
+# TensorFlow 2.14-2.17 pin ml_dtypes below 0.5, and onnx from 1.18 needs 0.5 (its
+# float4_e2m1fn) without saying so in its metadata: pip installs them together and
+# `import tf2onnx` then fails with an AttributeError. The last onnx before it works.
+OLD_ML_DTYPES = ((2, 14), (2, 17))
+ONNX_FOR_OLD_ML_DTYPES = "onnx<1.18"
+
+
+def runtimes_for(version: str) -> tuple[str, ...]:
+    lo, hi = OLD_ML_DTYPES
+    return RUNTIMES + ((ONNX_FOR_OLD_ML_DTYPES,) if lo <= _minor(version) <= hi else ())
+
+
 # tf-keras releases on PyPI, the newest of each minor; installed from TensorFlow 2.15.
 TF_KERAS_RELEASES = ("2.15.1", "2.16.0", "2.17.0", "2.18.0", "2.19.0", "2.20.1", "2.21.0")
 TF_KERAS_FROM = (2, 15)
@@ -104,7 +116,8 @@ def recipe_for(version: str, python: tuple[int, int] = sys.version_info[:2]) -> 
     elif not keras:
         raise VenvError(f"TensorFlow {version}: no tf-keras release for {'.'.join(version.split('.')[:2])} is known "
                         f"(known: {', '.join(TF_KERAS_RELEASES)}; add it to TF_KERAS_RELEASES in {__name__})")
-    return Recipe(tensorflow=version, python=f"{python[0]}.{python[1]}", tf_keras=keras[-1] if keras else None)
+    return Recipe(tensorflow=version, python=f"{python[0]}.{python[1]}", tf_keras=keras[-1] if keras else None,
+                  runtimes=runtimes_for(version))
 
 
 def check_version(version: str) -> None:
