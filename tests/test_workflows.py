@@ -94,6 +94,7 @@ RETIREMENT_NOTICE = dt.timedelta(days=30)
 JOB_MINUTES: dict[tuple[str, str], int] = {
     ("bench.yml", "bench"): 60,
     ("bench.yml", "selfcheck"): 30,
+    ("bench.yml", "history"): 30,
     ("bench-gpu.yml", "bench-gpu"): 120,
     ("tests.yml", "smoke"): 30,
     ("tests.yml", "test"): 45,
@@ -600,7 +601,7 @@ def test_benchmark_triggers() -> None:
     assert set(on["push"]["paths"]) == {"snippets/**", "bench/**"}
     assert on["push"]["branches"] == ["main"], "benchmarks run on code that reached main"
     profile = on["workflow_dispatch"]["inputs"]["profile"]
-    assert profile["type"] == "choice" and set(profile["options"]) == {"quick", "full"}
+    assert profile["type"] == "choice" and set(profile["options"]) == {"quick", "full", "history"}
 
 
 def test_benchmark_matrix_covers_the_platforms_and_every_shard() -> None:
@@ -670,7 +671,20 @@ def _upload_names(wf: dict[str, Any]) -> Iterator[str]:
                 yield from _expand(s["with"]["name"], job.get("strategy", {}).get("matrix", {}))
 
 
-@pytest.mark.parametrize("workflow,needs,pattern", [("bench.yml", ["bench"], "results-gha-*"),
+def test_history_runs_every_release_from_2_12_weekly_or_on_demand_and_feeds_the_merge() -> None:
+    job = by_name("bench.yml")["jobs"]["history"]
+    assert job["if"] == "${{ github.event_name == 'schedule' || inputs.profile == 'history' }}"
+    releases = job["strategy"]["matrix"]["tf"]
+    minors = sorted({tuple(map(int, v.split(".")[:2])) for v in releases})
+    assert minors == [(2, m) for m in range(12, 22)], "one release of every minor from 2.12 to 2.21"
+    assert job["env"]["TFPERF_TF"] == "${{ matrix.tf }}"
+    runs = [s["run"] for s in job["steps"] if "run" in s]
+    assert runs == ['scripts/ci/bench.sh history 1/1 "$BENCH_RUNNER"']
+    cache = next(s for s in job["steps"] if uses(s, "actions/cache"))
+    assert "matrix.tf" in cache["with"]["key"], "each release's wheels are cached apart"
+
+
+@pytest.mark.parametrize("workflow,needs,pattern", [("bench.yml", ["bench", "history"], "results-gha-*"),
                                                     ("bench-gpu.yml", ["bench-gpu"], "results-gpu-*")])
 def test_each_benchmark_workflow_calls_the_merge_after_its_runners(workflow: str, needs: list[str],
                                                                    pattern: str) -> None:
@@ -820,7 +834,7 @@ def test_validate_data_step_names_the_bad_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args,message", [
     (("quick",), "usage"),
-    (("medium", "1/2"), "PROFILE must be quick or full"),
+    (("medium", "1/2"), "PROFILE must be quick, full or history"),
     (("quick", "2"), "SHARD must be I/N"),
 ])
 def test_bench_step_refuses_bad_arguments_before_installing(args: tuple[str, ...], message: str) -> None:

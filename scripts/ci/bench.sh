@@ -3,7 +3,7 @@
 # results file in $TFPERF_OUT/results/<runner>/<profile>.json (the job's artifact).
 #
 # Usage: scripts/ci/bench.sh PROFILE SHARD [RUNNER]
-#   PROFILE  quick | full
+#   PROFILE  quick | full | history
 #   SHARD    I/N (e.g. 2/3); 1/1 runs everything
 #   RUNNER   runner label stored with the results (CI passes gha-<os>-<arch>); default: the
 #            harness derives one from this machine
@@ -12,6 +12,8 @@
 #   TFPERF_OUT     output data directory (default: ci-out)
 #   TFPERF_FORCE   1 = measure again even what data/ already holds for this key (weekly run)
 #   TFPERF_TOPICS  space-separated topic names to limit the run (default: every topic)
+#   TFPERF_TF      a TensorFlow release to run the workers under (tfperf run --tf; its venv
+#                  is built in .venvs/ first); default: the TensorFlow of the extra
 #
 # Unless TFPERF_FORCE=1, the runner's published file in data/ is copied into the output
 # first, so the harness skips every case whose complete key already has a result: a push
@@ -23,7 +25,7 @@ if [ $# -lt 2 ] || [ $# -gt 3 ]; then
     exit 64
 fi
 profile="$1" shard="$2" runner="${3:-}"
-case "$profile" in quick|full) ;; *) echo "bench.sh: PROFILE must be quick or full, not '$profile'" >&2; exit 64;; esac
+case "$profile" in quick|full|history) ;; *) echo "bench.sh: PROFILE must be quick, full or history, not '$profile'" >&2; exit 64;; esac
 if ! [[ "$shard" =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]]; then
     echo "bench.sh: SHARD must be I/N, e.g. 1/3, not '$shard'" >&2
     exit 64
@@ -47,6 +49,9 @@ if [ -n "$runner" ]; then
 fi
 if [ "${TFPERF_FORCE:-0}" = 1 ]; then
     args+=(--force)
+fi
+if [ -n "${TFPERF_TF:-}" ]; then
+    args+=(--tf "$TFPERF_TF")
 fi
 for t in ${TFPERF_TOPICS:-}; do
     args+=(--topic "$t")
