@@ -194,3 +194,27 @@ def test_fixture_passes_the_store(ds) -> None:  # type: ignore[no-untyped-def]
     stored = analyse(RESULTS, FIX / "snippets")
     assert stored.errors == []
     assert [strip_text(s) for s in stored.version_strips(TOPIC)] == [strip_text(s) for s in ds.version_strips(TOPIC)]
+
+
+def _cell_with(version: str, kind: str, speedup: float):
+    from types import SimpleNamespace
+
+    from tfperf.analyse.version_verdicts import VersionCell
+    sc = SimpleNamespace(settings={"keras": "3"}, params={"batch": 1})
+    check = SimpleNamespace(scenario=sc, ratio=SimpleNamespace(point=speedup, low=speedup * 0.98, high=speedup * 1.02))
+    return VersionCell(version, kind, kind, (check,))  # type: ignore[arg-type]
+
+
+def test_a_verdict_that_flips_on_its_margin_is_no_change_but_a_real_move_is() -> None:
+    """Measured: 'eager off helps' flipped between holds and refuted seven times across ten
+    releases with speedups of 0.95-1.07; each release is another run, and two runs agree
+    within 10%. Such flips are borderline cells, not changes; a move beyond 10% is."""
+    from tfperf.analyse.version_verdicts import VersionStrip, strip_text
+    cells = [_cell_with("2.12.1", "refuted", 1.01), _cell_with("2.13.1", "holds", 1.07),
+             _cell_with("2.14.1", "refuted", 1.02), _cell_with("2.15.1", "unclear", 1.04)]
+    strip = VersionStrip("t", {"id": "c"}, "r", cells, ("batch=1, keras=3",))
+    assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.13.1", "2.15.1"]
+    text = strip_text(strip)
+    assert text.startswith("no change: refuted in 2.12 and 2.14") and "sits on its margin" in text
+    moved = VersionStrip("t", {"id": "c"}, "r", cells + [_cell_with("2.16.2", "holds", 1.30)], ("batch=1, keras=3",))
+    assert [(c.version, c.kind, c.before) for c in moved.changes] == [("2.16.2", "holds", "refuted")]

@@ -100,15 +100,31 @@ class VersionStrip:
 
     @property
     def changes(self) -> list[Change]:
-        """Each release whose verdict differs from the previous release with a verdict
-        (releases not available, failed or not measured are passed over)."""
+        """Each release whose verdict differs from the run of releases before it and whose
+        speedup moved by more than ``CROSS_RUN`` from the release just before (releases
+        not available, failed or not measured are passed over). A verdict that flips while
+        the speedup stays put is the claim sitting on its margin (:func:`borderline`)."""
         out: list[Change] = []
         run: list[VersionCell] = []
         first = True
         for c in (c for c in self.cells if c.definite):
-            if run and c.kind != run[-1].kind:
-                out.append(Change(c.version, c.kind, run[-1].kind, tuple(x.version for x in run), first))
+            if run and c.kind != run[0].kind and moved(run[-1], c):
+                out.append(Change(c.version, c.kind, run[0].kind, tuple(x.version for x in run), first))
                 run, first = [], False
+            run.append(c)
+        return out
+
+    @property
+    def borderline(self) -> list[VersionCell]:
+        """Releases whose verdict differs from their run's without a change: the speedup
+        moved less than ``CROSS_RUN``, so the verdict follows the noise between runs."""
+        out: list[VersionCell] = []
+        run: list[VersionCell] = []
+        for c in (c for c in self.cells if c.definite):
+            if run and c.kind != run[0].kind and moved(run[-1], c):
+                run = []
+            if run and c.kind != run[0].kind:
+                out.append(c)
             run.append(c)
         return out
 
@@ -121,6 +137,23 @@ class VersionStrip:
         """The change since which the newest verdict holds."""
         ch = self.changes
         return ch[-1] if ch else None
+
+
+# Releases are measured in different runs (other processes, minutes or hours apart): the
+# same speedup measured in two runs agrees within 10% (the reproducibility target of
+# scripts/method_report.py). A smaller move between two releases is not read as a change.
+CROSS_RUN = 0.10
+
+
+def moved(a: VersionCell, b: VersionCell, margin: float = CROSS_RUN) -> bool:
+    """Whether the claim's speedup moved by more than ``margin`` from release ``a`` to ``b``
+    in a scenario both measured (True when they share none: nothing says it stayed)."""
+    ra = {_scenario_id(ch): ch.ratio.point for ch in a.checks if ch.ratio is not None}
+    rb = {_scenario_id(ch): ch.ratio.point for ch in b.checks if ch.ratio is not None}
+    common = [k for k in ra if k in rb and ra[k] > 0]
+    if not common:
+        return True
+    return any(abs(rb[k] / ra[k] - 1.0) > margin for k in common)
 
 
 def _cell(version: str, checks: list[ClaimCheck]) -> VersionCell:
@@ -192,7 +225,13 @@ def steady_text(strip: VersionStrip, labels: dict[str, str]) -> str:
         return listing([labels.get(c.version, c.version) for c in strip.cells if c.kind == kind])
 
     definite = [c for c in strip.cells if c.definite]
-    if definite:
+    edge = strip.borderline
+    if definite and edge:
+        kind = definite[0].kind
+        others = listing([f"{c.kind} in {labels.get(c.version, c.version)}" for c in edge])
+        out = (f"{kind} in {named(kind)}; {others}, with a speedup within "
+               f"{CROSS_RUN:.0%} of the release before: the claim sits on its margin, not a change")
+    elif definite:
         out = f"{definite[0].kind} in every release with a verdict ({named(definite[0].kind)})"
     else:
         out = "no verdict in any release measured"
