@@ -218,3 +218,13 @@ def test_a_verdict_that_flips_on_its_margin_is_no_change_but_a_real_move_is() ->
     assert text.startswith("no change: refuted in 2.12 and 2.14") and "sits on its margin" in text
     moved = VersionStrip("t", {"id": "c"}, "r", cells + [_cell_with("2.16.2", "holds", 1.30)], ("batch=1, keras=3",))
     assert [(c.version, c.kind, c.before) for c in moved.changes] == [("2.16.2", "holds", "refuted")]
+
+
+def test_one_release_that_moved_and_came_back_is_a_blip_not_a_change() -> None:
+    from tfperf.analyse.version_verdicts import VersionStrip
+    cells = [_cell_with("2.17.1", "depends on the case", 1.00), _cell_with("2.18.1", "holds", 1.20),
+             _cell_with("2.19.1", "depends on the case", 1.19), _cell_with("2.20.0", "depends on the case", 1.18)]
+    strip = VersionStrip("t", {"id": "c"}, "r", cells, ("batch=1, keras=3",))
+    assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.18.1"]
+    last = VersionStrip("t", {"id": "c"}, "r", cells[:2], ("batch=1, keras=3",))
+    assert [c.version for c in last.changes] == ["2.18.1"]       # the newest release: nothing to go back

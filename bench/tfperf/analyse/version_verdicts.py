@@ -100,28 +100,40 @@ class VersionStrip:
 
     @property
     def changes(self) -> list[Change]:
-        """Each release whose verdict differs from the run of releases before it and whose
-        speedup moved by more than ``CROSS_RUN`` from the release just before (releases
-        not available, failed or not measured are passed over). A verdict that flips while
-        the speedup stays put is the claim sitting on its margin (:func:`borderline`)."""
+        """Each release whose verdict differs from the run of releases before it, whose
+        speedup moved by more than ``CROSS_RUN`` from the release just before, and whose
+        verdict the next release keeps (releases not available, failed or not measured are
+        passed over). A verdict that flips while the speedup stays put is the claim sitting
+        on its margin (:attr:`borderline`)."""
         out: list[Change] = []
         run: list[VersionCell] = []
         first = True
-        for c in (c for c in self.cells if c.definite):
-            if run and c.kind != run[0].kind and moved(run[-1], c):
+        cells = [c for c in self.cells if c.definite]
+        for i, c in enumerate(cells):
+            if run and self._starts_run(run, c, cells[i + 1:]):
                 out.append(Change(c.version, c.kind, run[0].kind, tuple(x.version for x in run), first))
                 run, first = [], False
             run.append(c)
         return out
 
+    @staticmethod
+    def _starts_run(run: list[VersionCell], c: VersionCell, later: list[VersionCell]) -> bool:
+        """``c`` changes the verdict of ``run``: another verdict, a speedup that moved more
+        than ``CROSS_RUN``, and the next release with a verdict (if any) agrees with it, so
+        that one release's blip in a claim with several scenarios is not a change."""
+        return (c.kind != run[0].kind and moved(run[-1], c)
+                and (not later or later[0].kind == c.kind))
+
     @property
     def borderline(self) -> list[VersionCell]:
         """Releases whose verdict differs from their run's without a change: the speedup
-        moved less than ``CROSS_RUN``, so the verdict follows the noise between runs."""
+        moved less than ``CROSS_RUN`` (the verdict follows the noise between runs), or the
+        next release went back."""
         out: list[VersionCell] = []
         run: list[VersionCell] = []
-        for c in (c for c in self.cells if c.definite):
-            if run and c.kind != run[0].kind and moved(run[-1], c):
+        cells = [c for c in self.cells if c.definite]
+        for i, c in enumerate(cells):
+            if run and self._starts_run(run, c, cells[i + 1:]):
                 run = []
             if run and c.kind != run[0].kind:
                 out.append(c)
