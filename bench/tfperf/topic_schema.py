@@ -51,8 +51,13 @@ PROFILE: dict[str, Spec] = {"params": None, "settings": None, "variants": None, 
 # Variant against variant (claims:), and settings group against settings group
 # (settings_claims:); analyse/claims.py reads them, measure/orchestrate.py pairs them.
 CLAIM: dict[str, Spec] = {"id": None, "text": None, "faster": None, "slower": None, "where": None,
-                          "min_effect": None}
+                          "min_effect": None, "compare": None}
 SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "faster_settings": None, "slower_settings": None}
+
+# What a claim between variants compares (`compare:`): the time per call (the default), or the
+# cost per step of a line fitted over the step counts measured (analyse/per_step.py), which
+# needs the topic's `per_step: {param: <parameter counting the steps of a call>}`.
+COMPARE = ("per_call", "per_step")
 
 # Settings pairs that must measure the same (analyse/controls.py).
 CONTROL: dict[str, Spec] = {"id": None, "text": None, "variant": None, "settings": None, "same_as": None}
@@ -67,6 +72,7 @@ TOPIC: dict[str, Spec] = {
     "tolerance": {"rtol": None, "atol": None},
     "timeout_s": None,
     "per_call": {"divide_by": None, "unit": None},
+    "per_step": {"param": None},
     "variants": Each({"fn": None, "setup": None, "label": None}),
     "profiles": Each(PROFILE),
     "exclude": None,
@@ -133,10 +139,41 @@ def check_references(data: dict[str, Any], path: Path) -> None:
         _require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")
         _require(str(bd.get("variant")) in names, path, f"breakdowns.{i}.variant",
                  f"{bd.get('variant')!r} is not a declared variant")
+    _check_compare(data, path)
     _check_scope(data.get("baseline_settings"), data, path, "baseline_settings")
     _check_excludes(data.get("exclude"), data, path, "exclude")
     for name, prof in (data.get("profiles") or {}).items():
         _check_excludes((prof or {}).get("exclude"), data, path, f"profiles.{name}.exclude")
+
+
+def _check_compare(data: dict[str, Any], path: Path) -> None:
+    """``per_step.param`` names a parameter whose values are step counts (positive
+    integers); a claim's ``compare`` is one of :data:`COMPARE`, and ``per_step`` only
+    between variants of a topic that declares ``per_step`` (else the claim would silently
+    have no per-step cost to compare)."""
+    per_step = data.get("per_step")
+    if per_step is not None:
+        _require(isinstance(per_step, dict) and "param" in per_step, path, "per_step.param",
+                 "missing (the parameter that counts the steps of one call, e.g. steps)")
+        param = str(per_step["param"])
+        declared = [((prof or {}).get("params") or {}).get(param) for prof in (data.get("profiles") or {}).values()]
+        values = [v for d in declared if d is not None for v in (d if isinstance(d, list) else [d])]
+        _require(any(d is not None for d in declared), path, "per_step.param",
+                 f"{param!r} is not a parameter of any profile")
+        _require(all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values), path,
+                 "per_step.param", f"the values of {param!r} must be step counts (positive integers), got {values}")
+    for section in ("claims", "settings_claims"):
+        for i, claim in enumerate(data.get(section) or []):
+            how = claim.get("compare")
+            if how is None:
+                continue
+            where = f"{section}.{i}.compare"
+            _require(how in COMPARE, path, where, f"{how!r} is not one of {', '.join(COMPARE)}")
+            if how == "per_step":
+                _require(section == "claims", path, where, "per_step compares two variants; a settings claim "
+                         "compares time per call")
+                _require(per_step is not None, path, where, "per_step needs the topic's `per_step: {param: "
+                         "<parameter>}` (the parameter that counts the steps of one call)")
 
 
 def _check_excludes(excludes: Any, data: dict[str, Any], path: Path, where: str) -> None:

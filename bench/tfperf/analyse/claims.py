@@ -3,7 +3,9 @@ per runner ("holds on N of M runners"), and across software versions (flips).
 
 Two kinds of claim: ``claims:`` compare two variants inside one settings group;
 ``settings_claims:`` compare two settings groups (``faster_settings`` against
-``slower_settings``, merged into the scenario's other settings) for the same variant."""
+``slower_settings``, merged into the scenario's other settings) for the same variant. A claim
+between variants with ``compare: per_step`` is judged on the cost per step, a call's fixed
+cost apart (:mod:`tfperf.analyse.per_step`)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from .controls import controls_for
 from .controls import index as control_index
 from .failures import failure_summary
 from .noise import NoiseFloor
+from .per_step import PARAM_KEY, is_per_step, per_step_ratio, step_scenarios
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
@@ -227,6 +230,8 @@ def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, winner
 
 def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise],
                 cache: RatioCache) -> ClaimResult:
+    if is_per_step(claim):
+        return _result(claim, _per_step_checks(claim, scs, noise))
     faster, slower = str(claim.get("faster")), str(claim.get("slower"))
     checks: list[ClaimCheck] = []
     for sc in scs:
@@ -244,6 +249,37 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
         r = cache.speedup(s, f)
         checks.append(_check(claim, sc, r, nf, f, faster))
     return _result(claim, checks)
+
+
+def _per_step_checks(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise]) -> list[ClaimCheck]:
+    """``compare: per_step``: per scenario apart from the step count (the topic's
+    ``per_step`` parameter), the claim judged on the two variants' cost per step
+    (:func:`tfperf.analyse.per_step.per_step_ratio`) instead of per call, so that a call's
+    fixed cost (fit() setting up an epoch) does not decide a claim about training steps.
+    Scenarios measured at one step count are left out; the noise floor is the larger of
+    the step counts' floors."""
+    param = claim.get(PARAM_KEY)
+    if not param:
+        raise ValueError(f"claim {claim.get('id')!r} compares per step but was not loaded with its topic's "
+                         "per_step parameter (analyse.per_step.with_step_param)")
+    faster, slower = str(claim.get("faster")), str(claim.get("slower"))
+    checks: list[ClaimCheck] = []
+    for g in step_scenarios((sc for sc in scs if sc.matches(claim.get("where"))), str(param)):
+        f, s = g.sides(faster, slower)
+        if len(f) < 2:
+            continue
+        bad = [m for m in (*f.values(), *s.values()) if not m.ok]
+        if bad:
+            checks.append(ClaimCheck(str(claim.get("id")), g.scenario, None, None, NO_DATA,
+                                     f"{bad[0].variant}: {exclusion_reason(bad[0])}", failed=_failed(*bad)))
+            continue
+        nf = max((pair_noise(noise, s[k], f[k], g.scenario.topic) for k in f), key=lambda n: n.value)
+        winner = next((m for m in f.values() if m.within_tolerance is False), next(iter(f.values())))
+        check = _check(claim, g.scenario, per_step_ratio(s, f), nf, winner, faster)
+        check.note = check.note or (f"per step, from calls of {' and '.join(map(str, sorted(f)))} {param} "
+                                    "(separate scenarios, not measured side by side)")
+        checks.append(check)
+    return checks
 
 
 def is_settings_claim(claim: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@ from .claims import (ClaimResult, ClaimTrend, check_claim, check_settings_claim,
                      is_settings_claim)
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .noise import noise_floor
+from .per_step import with_step_param
 from .ratios import RatioCache
 from .records import Measurement, Noise, Runner, params_id, read_documents, settings_id
 from .select import TopicInfo, current, history, mark_stale, per_version
@@ -52,11 +53,12 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
         except CaseGridError as exc:
             errors.append(exc)
             continue
+        per_step = str((t.data.get("per_step") or {}).get("param") or "") or None   # checked by topic_schema
         topics[t.name] = TopicInfo(name=t.name, title=t.title, snippet_hash=t.snippet_hash,
                                    default=str(t.data["default"]), reference=str(t.data["reference"]),
-                                   claims=tuple(c for c in t.claims if isinstance(c, dict)),
+                                   claims=tuple(with_step_param(c, per_step) for c in t.claims if isinstance(c, dict)),
                                    variant_labels=labels, yaml_path=str(path), param_values=order,
-                                   settings_values=sorder, **extra)
+                                   settings_values=sorder, per_step=per_step, **extra)
     return topics, errors
 
 

@@ -38,6 +38,8 @@ class TopicInfo:
     settings_values: dict[str, list] = field(default_factory=dict)  # declared order, all profiles
     # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
     per_call: dict[str, str] | None = None
+    # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/per_step.py).
+    per_step: str | None = None
 
     def setting_label(self, name: str, value: str) -> str:
         """The YAML's `settings_labels` text for one value ("*" is a template), else name=value."""

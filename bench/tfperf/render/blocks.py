@@ -29,6 +29,7 @@ from .notebooks import packages
 from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
                    times_ci)
 from .topic_blocks import EXTRA_BLOCKS
+from .per_step_block import PER_STEP_BLOCKS
 from .version_blocks import VERSION_BLOCKS
 
 
@@ -375,8 +376,9 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun", "changes"}
+               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep"}
 
 
 BLOCKS.update(EXTRA_BLOCKS)
 BLOCKS.update(VERSION_BLOCKS)
+BLOCKS.update(PER_STEP_BLOCKS)

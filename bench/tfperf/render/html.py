@@ -63,6 +63,7 @@ def script_json(obj: Any) -> Markup:
 def seconds(x: float | None) -> str:
     if x is None:
         return "–"
+    x = float(f"{x:.3g}")         # rounded first: 0.000999999 is "1 ms", not "1e+03 µs"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if abs(x) >= scale:
             return f"{x / scale:.3g} {unit}"
