@@ -228,3 +228,11 @@ def test_one_release_that_moved_and_came_back_is_a_blip_not_a_change() -> None:
     assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.18.1"]
     last = VersionStrip("t", {"id": "c"}, "r", cells[:2], ("batch=1, keras=3",))
     assert [c.version for c in last.changes] == ["2.18.1"]       # the newest release: nothing to go back
+
+
+def test_becoming_unclear_is_not_a_change() -> None:
+    from tfperf.analyse.version_verdicts import VersionStrip
+    cells = [_cell_with("2.15.1", "refuted", 0.90), _cell_with("2.16.2", "unclear", 1.05),
+             _cell_with("2.17.1", "unclear", 1.04)]
+    strip = VersionStrip("t", {"id": "c"}, "r", cells, ("batch=1, keras=3",))
+    assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.16.2", "2.17.1"]

@@ -118,10 +118,12 @@ class VersionStrip:
 
     @staticmethod
     def _starts_run(run: list[VersionCell], c: VersionCell, later: list[VersionCell]) -> bool:
-        """``c`` changes the verdict of ``run``: another verdict, a speedup that moved more
-        than ``CROSS_RUN``, and the next release with a verdict (if any) agrees with it, so
-        that one release's blip in a claim with several scenarios is not a change."""
-        return (c.kind != run[0].kind and moved(run[-1], c)
+        """``c`` changes the verdict of ``run``: another verdict that is not "unclear" (a
+        measurement that cannot tell does not overturn one that could), a speedup that
+        moved more than ``CROSS_RUN``, and the next release with a verdict (if any) agrees
+        with it, so that one release's blip in a claim with several scenarios is not a
+        change."""
+        return (c.kind != run[0].kind and c.kind != UNCLEAR and moved(run[-1], c)
                 and (not later or later[0].kind == c.kind))
 
     @property
