@@ -34,3 +34,16 @@ def test_real_tf_keras_is_told_apart(legacy: str) -> None:
            "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "bench")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.stdout.strip().splitlines()[-1] == ("True" if legacy == "1" else "False"), out.stderr[-2000:]
+
+
+def test_the_commit_is_the_harness_checkouts_not_the_current_directorys(tmp_path, monkeypatch) -> None:
+    """The committed history was measured from a worktree while the shell sat in another
+    checkout, and recorded that checkout's commit."""
+    import subprocess
+    from pathlib import Path
+
+    from tfperf.measure import envinfo
+    here = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(envinfo.__file__).parent,
+                          capture_output=True, text=True).stdout.strip()
+    monkeypatch.chdir(tmp_path)                       # not a git checkout
+    assert envinfo.git_commit() == (here or None)

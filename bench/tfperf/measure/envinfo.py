@@ -53,6 +53,11 @@ def _memory_bytes() -> int | None:
 
 
 def git_commit(cwd: str | Path | None = None) -> str | None:
+    """The commit of the checkout this tfperf runs from (not of the current directory: a
+    run from one checkout with the harness of another, e.g. a worktree, records the
+    harness's commit)."""
+    if cwd is None:
+        cwd = Path(__file__).resolve().parent
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
