@@ -1,0 +1,57 @@
+"""Which results had their output compared only with themselves?
+
+Every variant's first output is checked against the topic's reference variant, but the
+check runs inside one worker process: the reference of a settings group other than the
+scenario's baseline group (oneDNN off, one thread, Keras 2, ...) is compared with nothing
+but itself. Only the scenario's baseline (the reference under the baseline settings) may
+be; this script lists the others, so that output gating across settings groups (issue 11)
+can be checked against the committed data. Exit status 1 when it lists any.
+
+    .venv/bin/python scripts/self_compared.py                 # data/results/*/*.json
+    .venv/bin/python scripts/self_compared.py FILE...
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tfperf import store  # noqa: E402
+
+
+def self_compared(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Results whose output check was against themselves, the scenario's baseline aside."""
+    out = []
+    for r in doc.get("results", []):
+        note = (r.get("output") or {}).get("note")
+        baseline = (r.get("interleave") or {}).get("baseline")
+        if note == "reference" and r.get("case_id") != baseline:
+            out.append(r)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*", type=Path)
+    args = ap.parse_args(argv)
+    files = args.files or sorted((ROOT / "data" / "results").glob("*/*.json"))
+    found = 0
+    for path in files:
+        rows = self_compared(store.load(path))
+        found += len(rows)
+        by_topic = Counter(r["topic"] for r in rows)
+        print(f"{path}: {len(rows)} result(s) compared only with themselves"
+              + (f" ({', '.join(f'{t} {n}' for t, n in sorted(by_topic.items()))})" if rows else ""))
+        for r in rows:
+            print(f"  {r['case_id']}  (key {r['key_hash']})")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

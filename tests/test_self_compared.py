@@ -1,0 +1,32 @@
+"""scripts/self_compared.py: a reference compared only with itself is listed unless it is
+the scenario's baseline (issue 11's output gating across settings groups)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "self_compared.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("self_compared", SCRIPT)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _result(case_id: str, note: str | None, baseline: str) -> dict:
+    return {"case_id": case_id, "topic": "t", "key_hash": "k", "output": {"note": note},
+            "interleave": {"baseline": baseline}}
+
+
+def test_only_references_outside_the_baseline_group_are_listed() -> None:
+    mod = _module()
+    base = "t/batch=1/threads=default/call"
+    doc = {"results": [_result(base, "reference", base),                       # the baseline: fine
+                       _result("t/batch=1/threads=1/call", "reference", base),  # its own reference only
+                       _result("t/batch=1/threads=1/other", None, base)]}       # checked against a reference
+    assert [r["case_id"] for r in mod.self_compared(doc)] == ["t/batch=1/threads=1/call"]
+    assert mod.self_compared({"results": [_result(base, "reference", base)]}) == []
