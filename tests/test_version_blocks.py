@@ -79,6 +79,7 @@ def test_home_table_claims_by_releases() -> None:
     # the full verdict and the reason are in the cell's title; runners and releases counted apart
     assert 'title="TF 2.12: holds (in 2 scenarios); not available in 2 scenarios: Keras 3 is not the tf.keras' in html
     assert "9 claims measured on 2 runners across 5 TensorFlow releases (2.12, 2.13, 2.15, 2.16 and 2.21)" in html
+    assert re.search(r"\d+ claims? changed verdict \(listed under the table\)", html)
     assert "since TF 2.16: refuted (was: holds up to 2.15)" in html
     assert "tfperf-nocards" in html      # scrolls in its own box on a phone, not a card per claim
 

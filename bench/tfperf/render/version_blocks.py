@@ -267,7 +267,8 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
     intro = (f"{len(t.rows)} claim{'s' if len(t.rows) != 1 else ''} measured on {runners} "
              f"runner{'s' if runners != 1 else ''} across {len(t.versions)} TensorFlow releases "
              f"({listing([labels[v] for v in t.versions])}). ")
-    intro += (f"{len(changed)} changed verdict (listed under the table)." if changed
+    intro += (f"{len(changed)} claim{'s' if len(changed) != 1 else ''} changed verdict (listed under the table)."
+              if changed
               else "No verdict changed across the releases measured.")
     out = [Markup(f"<p>{h(intro)}</p>"),
            Markup('<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
