@@ -194,6 +194,12 @@ class Dataset:
                                                            controls)]
         return self._strips[topic]
 
+    def changed_claims(self, topic: str) -> set[str]:
+        """Claims whose verdict changed between TensorFlow releases on some runner, by the
+        rule of the "Across versions" section (:attr:`VersionStrip.changes`), so that a
+        claims table's "flipped" mark never contradicts it."""
+        return {s.claim_id for s in self.version_strips(topic) if s.changed}
+
     def settings_speedups(self, topic: str) -> list[SettingsSpeedup]:
         """Each settings group against the topic's ``baseline_settings`` (empty when the
         topic declares none)."""

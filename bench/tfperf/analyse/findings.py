@@ -30,7 +30,7 @@ def findings(ds: Dataset, order: Sequence[str] = ()) -> list[Finding]:
     out: list[Finding] = []
     for topic in sorted(ds.topic_names(), key=lambda t: (rank.get(t, len(rank)), t)):
         info = ds.topics.get(topic)
-        flips = {t.claim_id for t in ds.trends(topic) if t.flipped}
+        flips = ds.changed_claims(topic)
         for cr in ds.claim_results(topic):
             points = [c.ratio.point for c in cr.checks if c.ratio is not None]
             out.append(Finding(

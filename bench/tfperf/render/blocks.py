@@ -188,7 +188,7 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
     claims = ds.claim_results(topic)
     if not ds.claims_of(topic):
         return admonition("info", "No claims", f"The topic {topic} declares no claims.")
-    flips = {t.claim_id for t in ds.trends(topic) if t.flipped}
+    flips = ds.changed_claims(topic)
     rows = []
     details = []
     for cr in claims:
