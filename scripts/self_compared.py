@@ -1,11 +1,11 @@
 """Which results had their output compared only with themselves?
 
-Every variant's first output is checked against the topic's reference variant, but the
-check runs inside one worker process: the reference of a settings group other than the
-scenario's baseline group (oneDNN off, one thread, Keras 2, ...) is compared with nothing
-but itself. Only the scenario's baseline (the reference under the baseline settings) may
-be; this script lists the others, so that output gating across settings groups (issue 11)
-can be checked against the committed data. Exit status 1 when it lists any.
+Every variant's first output is checked against the reference variant under the
+scenario's baseline settings, also from another worker process (harness version 4 on:
+the output record's ``compared_with`` names the case). Before that the check ran inside
+one process, and the reference of any other settings group (oneDNN off, one thread,
+Keras 2, ...) was compared with nothing but itself. Only the scenario's baseline may be;
+this script lists the others. Exit status 1 when it lists any.
 
     .venv/bin/python scripts/self_compared.py                 # data/results/*/*.json
     .venv/bin/python scripts/self_compared.py FILE...
@@ -29,9 +29,13 @@ def self_compared(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """Results whose output check was against themselves, the scenario's baseline aside."""
     out = []
     for r in doc.get("results", []):
-        note = (r.get("output") or {}).get("note")
+        output = r.get("output") or {}
         baseline = (r.get("interleave") or {}).get("baseline")
-        if note == "reference" and r.get("case_id") != baseline:
+        if "compared_with" in output:          # harness 4 on: the case the check used
+            itself = output["compared_with"] == r.get("case_id")
+        else:                                  # before: a reference's note says it
+            itself = output.get("note") == "reference"
+        if itself and r.get("case_id") != baseline:
             out.append(r)
     return out
 

@@ -5,7 +5,8 @@ Used as ``RunOptions(python=<script that runs this file>)``: the orchestrator st
 ``<python> -m tfperf.measure.worker FD``; this file ignores "-m ..." and takes FD. Every
 case prepares at once and "measures" each sample block in ``FAKE_WORKER_DELAY_S``
 seconds; the sample's value is ``FAKE_WORKER_SECONDS`` (default 0.001). With
-``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file.
+``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file,
+and each prepare a JSON line (with the output-check fields it was sent) to ``<log>.prepare``.
 Tasks whose id ends with ``FAKE_WORKER_NOISY`` get samples scattered by +-50%.
 """
 
@@ -44,6 +45,14 @@ def main() -> int:
     while (cmd := read_command(sys.stdin)) is not None:
         kind = cmd["cmd"]
         if kind == "prepare":
+            task = cmd["task"]
+            if task.get("save_reference"):
+                Path(task["save_reference"]).write_bytes(b"fake reference")
+            if log:
+                with open(log + ".prepare", "a") as fh:
+                    fh.write(json.dumps({"pid": os.getpid(), "id": task["id"], "settings": job["settings"],
+                                         "save_reference": task.get("save_reference"),
+                                         "compare_with": task.get("compare_with")}) + "\n")
             send({"type": "prepared", "id": cmd["task"]["id"], "result": copy.deepcopy(template)})
         elif kind == "sample":
             t0 = time.monotonic()

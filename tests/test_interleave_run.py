@@ -161,3 +161,28 @@ def test_settled_cases_leave_the_rounds_and_the_wide_one_takes_the_rest(tmp_path
     assert doc["scenarios"][0]["stopped_by"] == "max_rounds"
     assert len(doc["noise"][0]["rounds"]) == 6
     assert len(_blocks(log)) == 6 * 5 + 34 * 2
+
+
+def test_every_group_checks_its_output_against_the_baseline_settings_reference(tmp_path: Path, log: Path) -> None:
+    """The baseline (the reference variant under the baseline settings) is prepared first
+    and saves its output; every case of another settings group is sent that file and the
+    baseline's case id, so its output is compared across processes, not with its own group."""
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y", "z"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    run(opts)
+    prepares = [json.loads(line) for line in Path(str(log) + ".prepare").read_text().splitlines()]
+    assert len(prepares) == 2 * 6                               # 2 scenarios x 3 groups x 2 variants
+    for n in ("n=1", "n=2"):
+        mine = [p for p in prepares if f"/{n}/" in p["id"]]
+        baseline = f"t/{n}/flavor=x/a"
+        assert mine[0]["id"] == baseline and mine[0]["save_reference"] and not mine[0]["compare_with"]
+        assert all(not p["save_reference"] for p in mine[1:])
+        same_group = [p for p in mine[1:] if p["settings"] == {"flavor": "x"}]
+        others = [p for p in mine[1:] if p["settings"] != {"flavor": "x"}]
+        assert [p["compare_with"] for p in same_group] == [None]          # compared in-process
+        assert len(others) == 4
+        assert all(p["compare_with"] == {"path": mine[0]["save_reference"], "case_id": baseline} for p in others)
+    # The reference file lived only as long as its scenario.
+    assert not any(Path(p["save_reference"]).exists() for p in prepares if p["save_reference"])

@@ -30,3 +30,15 @@ def test_only_references_outside_the_baseline_group_are_listed() -> None:
                        _result("t/batch=1/threads=1/other", None, base)]}       # checked against a reference
     assert [r["case_id"] for r in mod.self_compared(doc)] == ["t/batch=1/threads=1/call"]
     assert mod.self_compared({"results": [_result(base, "reference", base)]}) == []
+
+
+def test_harness_4_records_name_the_case_they_were_compared_with() -> None:
+    mod = _module()
+    base = "t/batch=1/threads=default/call"
+    other = "t/batch=1/threads=1/call"
+    doc = {"results": [
+        {**_result(base, "reference", base), "output": {"note": "reference", "compared_with": base}},
+        {**_result(other, None, base), "output": {"note": None, "compared_with": base}},       # across processes
+        {**_result("t/batch=64/threads=1/call", None, base),                                 # fell back to itself
+         "output": {"note": "reference", "compared_with": "t/batch=64/threads=1/call"}}]}
+    assert [r["case_id"] for r in mod.self_compared(doc)] == ["t/batch=64/threads=1/call"]

@@ -131,6 +131,7 @@ def _case_payload(case: Case, ref: Case | None) -> dict[str, Any]:
         "params": case.params, "budget": case.budget.__dict__, "tolerance": case.tolerance,
         "is_reference": case.is_reference, "slot": f"{case.topic}|{case.params_id}|{case.settings_id}",
         "reference_fn": ref.fn if ref else case.fn, "reference_setup": ref.setup if ref else case.setup,
+        "reference_id": ref.case_id if ref else None,
     }
 
 

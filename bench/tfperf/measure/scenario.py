@@ -10,9 +10,11 @@ record; the group's worker is started again and its other cases go on.
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable
 
 from .. import stats
@@ -84,6 +86,7 @@ class ScenarioRun:
         self.envs: dict[str, str | None] = {}        # group -> env id of its worker
         self.groups = {t.case.group_key for t in tasks}
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
+        self.reference_file = Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz"  # set by run()
 
     # -- workers ----------------------------------------------------------------------------
     def _worker(self, task: Task) -> WorkerHandle:
@@ -150,10 +153,25 @@ class ScenarioRun:
         self._reprepare(task.case.group_key)
 
     # -- preparing --------------------------------------------------------------------------
+    def _output_check(self, task: Task) -> dict[str, Any]:
+        """What the task's worker needs to check its output against the baseline settings'
+        reference: the baseline (when it is the reference variant) saves its first output
+        to a file of this scenario; the cases of the other settings groups compare with
+        that file. The baseline's own group compares in-process, as before."""
+        base = self.baseline
+        if not base.case.is_reference:
+            return {}
+        if task.id == base.id:
+            return {"save_reference": str(self.reference_file)}
+        if task.case.group_key != base.case.group_key and base.id in self.prepared and self.reference_file.exists():
+            return {"compare_with": {"path": str(self.reference_file), "case_id": base.case.case_id}}
+        return {}
+
     def _prepare(self, task: Task, again: bool = False) -> None:
         self.on_progress(task.id, False)
+        payload = {**task.worker_payload(), **self._output_check(task)}
         try:
-            msg = self._ask(task, {"cmd": "prepare", "task": task.worker_payload()}, task.case.timeout_s)
+            msg = self._ask(task, {"cmd": "prepare", "task": payload}, task.case.timeout_s)
         except WorkerGone as gone:
             if task.case.group_key in self.dead:
                 self._fail(task, "crashed", self.dead[task.case.group_key])
@@ -183,9 +201,15 @@ class ScenarioRun:
         return out
 
     def run(self) -> Outcome:
+        with tempfile.TemporaryDirectory(prefix="tfperf-ref-") as tmp:
+            self.reference_file = Path(tmp) / "baseline-output.npz"
+            return self._run()
+
+    def _run(self) -> Outcome:
         before = hygiene.snapshot(self.pool.pids())
         t0 = time.monotonic()
-        for task in self.tasks:
+        # The baseline first: its output is the reference every settings group checks against.
+        for task in sorted(self.tasks, key=lambda t: t.id != self.baseline.id):
             if task.id not in self.failed:
                 self._prepare(task)
         by_id = {t.id: t for t in self.tasks}

@@ -36,13 +36,15 @@ import sys
 import threading
 import time
 import traceback
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 from ..budget import Budget
 from . import availability, envinfo
 from . import sampling
-from .outputs import compare, to_host
+from . import outputs
+from .outputs import to_host
 from .timing import Timing, block, prepare
 
 
@@ -134,6 +136,7 @@ class Worker:
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
         self.references: dict[str, Any] = {}  # "params_id|settings_id" -> reference first output
+        self.saved: dict[str, Any] = {}       # path -> the baseline settings' reference, from its worker
         self.ready: dict[str, tuple[Callable[[], Any], Timing]] = {}  # prepared cases by task id
         self.unavailable: str | None = None  # why no case of this settings group can exist here
 
@@ -182,18 +185,42 @@ class Worker:
         return res
 
     def _check_output(self, case: dict[str, Any], timing: Timing) -> dict[str, Any]:
+        """Compare the first output with the reference: the baseline settings' reference,
+        saved by another worker (``compare_with``), when the parent sent one; else the
+        reference variant of this settings group. The baseline saves its own output for
+        the other groups (``save_reference``)."""
         tol = case["tolerance"]
-        if case["is_reference"]:
+        rtol, atol = tol["rtol"], tol["atol"]
+        if case.get("save_reference"):
+            try:
+                outputs.save(timing.first_output, Path(case["save_reference"]))
+            except (TypeError, ValueError, OSError):
+                pass  # not numeric, or no room: the other groups check within their own group
+        other = case.get("compare_with")
+        if case["is_reference"] and not other:
             self.references[case["slot"]] = timing.first_output
-            return {"max_abs_diff": 0.0, "max_rel_diff": 0.0, "within_tolerance": True,
-                    "rtol": tol["rtol"], "atol": tol["atol"], "note": "reference"}
+            return {"max_abs_diff": 0.0, "max_rel_diff": 0.0, "within_tolerance": True, "rtol": rtol,
+                    "atol": atol, "note": outputs.barely_varies(timing.first_output, rtol, atol) or "reference",
+                    "compared_with": case["case_id"]}
         try:
-            ref = self.reference_output(case)
+            if other:
+                ref, ref_id = self._saved_reference(other["path"]), other["case_id"]
+            else:
+                ref, ref_id = self.reference_output(case), case.get("reference_id")
         except Exception as exc:  # noqa: BLE001 - the reference failing is data too
             return {"max_abs_diff": None, "max_rel_diff": None, "within_tolerance": None,
-                    "rtol": tol["rtol"], "atol": tol["atol"],
+                    "rtol": rtol, "atol": atol, "compared_with": None,
                     "note": f"reference failed: {type(exc).__name__}: {exc}"[:500]}
-        return compare(timing.first_output, ref, tol["rtol"], tol["atol"])
+        checked = {**outputs.compare(timing.first_output, ref, rtol, atol), "compared_with": ref_id}
+        trivial = outputs.barely_varies(ref, rtol, atol)
+        if trivial and checked["within_tolerance"]:
+            checked.update(within_tolerance=None, note=trivial)
+        return checked
+
+    def _saved_reference(self, path: str) -> Any:
+        if path not in self.saved:
+            self.saved[path] = outputs.load(Path(path))
+        return self.saved[path]
 
     def sample(self, task_id: str, warm: bool = False) -> float:
         call, timing = self.ready[task_id]
