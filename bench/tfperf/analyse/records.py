@@ -142,6 +142,24 @@ class Runner:
         return max(self.environments.values(),
                    key=lambda e: (release_key(tf_version({}, e)), str(e.get("time", ""))))
 
+    def versions_in_use(self) -> dict[str, list[str]]:
+        """Every version of each package recorded by the worker processes of the newest
+        TensorFlow release, e.g. ``{"keras": ["2.21.0", "3.15.1"], ...}``: a runner's Keras 3
+        and tf_keras processes each record the Keras they really used (``versions.keras``),
+        and one environment alone would name only one of them."""
+        latest = self.latest_environment()
+        if latest is None:
+            return {}
+        release = release_key(tf_version({}, latest))
+        out: dict[str, set[str]] = {}
+        for env in self.environments.values():
+            if release_key(tf_version({}, env)) != release:
+                continue
+            for name, version in (env.get("versions") or {}).items():
+                if version:
+                    out.setdefault(name, set()).add(str(version))
+        return {k: sorted(v, key=release_key) for k, v in out.items()}
+
 
 def parse_time(text: Any) -> datetime:
     try:

@@ -301,6 +301,20 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
                   + provenance(ctx, ds.current))
 
 
+_RUNTIMES = (("tf2onnx", "tf2onnx"), ("onnxruntime", "ONNX Runtime"), ("ai_edge_litert", "ai-edge-litert"))
+
+
+def _keras_in_use(in_use: dict[str, list[str]], versions: dict[str, Any]) -> str:
+    """"Keras 3.15.1; tf_keras 2.21.0 (TF_USE_LEGACY_KERAS=1)": the Keras each kind of
+    worker process really imported, not the packages installed."""
+    used = in_use.get("keras") or ([versions["keras"]] if versions.get("keras") else [])
+    if not used:
+        return "–"
+    legacy = set(in_use.get("tf_keras") or [])
+    return "; ".join(f"tf_keras {v} (TF_USE_LEGACY_KERAS=1)" if v in legacy and not v.startswith("3.")
+                     else f"Keras {v}" for v in used)
+
+
 def block_runners(d: Directive, ctx: Context) -> Markup:
     ds = ctx.ds
     if not ds.runners:
@@ -309,6 +323,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
     for label, r in sorted(ds.runners.items()):
         env = r.latest_environment() or {}
         versions = env.get("versions") or {}
+        in_use = r.versions_in_use()
         isa = ", ".join(k for k, v in sorted((env.get("isa") or {}).items()) if v) or "–"
         gpus = "; ".join(f"{g.get('name')} (driver {g.get('driver') or '?'})" for g in env.get("gpus") or []) or "none"
         threads = env.get("threads") or {}
@@ -320,8 +335,11 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["instruction sets", isa], ["GPU", gpus],
             ["CUDA / cuDNN", f"{env.get('cuda') or '–'} / {env.get('cudnn') or '–'}"],
             ["OS", env.get("os", "–")], ["Python", env.get("python", "–")],
-            ["TensorFlow", versions.get("tensorflow") or "–"], ["Keras", versions.get("keras") or "–"],
-            ["tf_keras", versions.get("tf_keras") or "–"], ["NumPy", versions.get("numpy") or "–"],
+            ["TensorFlow", versions.get("tensorflow") or "–"],
+            ["Keras used by the worker processes", _keras_in_use(in_use, versions)],
+            ["NumPy", versions.get("numpy") or "–"],
+            ["serving runtimes", ", ".join(f"{name} {' / '.join(in_use[key])}" for key, name in _RUNTIMES
+                                           if in_use.get(key)) or "none recorded"],
             ["oneDNN", {True: "on", False: "off"}.get(env.get("onednn"), "–")],
             ["threads (intra / inter)", f"{threads.get('intra_op') or 'default'} / {threads.get('inter_op') or 'default'}"],
             ["noise floor (max A/A)", percent(max(noise)) if noise else "no A/A pair stored"],
