@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from history_data import TOPIC, dataset
-from tfperf.analyse.claims import version_sort_key
 from tfperf.analyse.failures import failed_results, failure_summary
 from tfperf.analyse.records import Measurement, Source, series_names
 from tfperf.analyse.version_verdicts import (FAILED, HOLDS, NOT_AVAILABLE, NOT_MEASURED, REFUTED, UNCLEAR,
@@ -32,7 +31,7 @@ def _strip(ds, claim: str, runner: str = "fixture-a") -> VersionStrip:  # type: 
 def test_releases_sort_numerically() -> None:
     assert sort_versions(["2.12.1", "2.9.3", "2.16.0", "2.16.0rc1", "2.21.0", "2.13", "2.16.1"]) == [
         "2.9.3", "2.12.1", "2.13", "2.16.0rc1", "2.16.0", "2.16.1", "2.21.0"]
-    assert version_sort_key("TF 2.9.3") < version_sort_key("TF 2.12.1") < version_sort_key("TF 2.21.0")
+    assert release_key("TF 2.9.3") < release_key("TF 2.12.1") < release_key("TF 2.21.0")   # a label is skipped
     assert release_key("2.16") == release_key("2.16.0")
     assert release_key("?") < release_key("2.12.1")
     # a minor measured with one patch is named by the minor; two patches of one minor keep theirs

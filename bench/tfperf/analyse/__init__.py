@@ -4,7 +4,7 @@
 * ``records``  – flatten documents into measurements, A/A noise records, runners;
 * ``select``   – stale marking, the current result per case, history per version;
 * ``compare``  – scenarios and recommendations (fastest correct variant vs the default);
-* ``claims``   – claim verdicts per scenario and runner, trends and flips across versions;
+* ``claims``   – claim verdicts per scenario and runner;
 * ``versions`` – TensorFlow releases: which one a result measured, numeric order, labels;
 * ``version_verdicts`` – a claim's verdict per release on a runner, and where it changed;
 * ``versions_table``   – the home page's claims × releases table;

@@ -1,5 +1,6 @@
 """Verdicts on the claims a topic makes ("A is faster than B where ..."): per scenario,
-per runner ("holds on N of M runners"), and across software versions (flips).
+per runner ("holds on N of M runners"). Across TensorFlow releases:
+:mod:`tfperf.analyse.version_verdicts`.
 
 Two kinds of claim: ``claims:`` compare two variants inside one settings group;
 ``settings_claims:`` compare two settings groups (``faster_settings`` against
@@ -23,7 +24,6 @@ from .per_step import PARAM_KEY, is_per_step, per_step_ratio, step_scenarios
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
-from .versions import release_key
 
 NO_DATA = "no data"
 MIXED = "mixed"
@@ -337,46 +337,3 @@ def check_any_claim(claim: dict[str, Any], measurements: list[Measurement], topi
     if is_settings_claim(claim):
         return check_settings_claim(claim, measurements, topic, noise, cache, controls)
     return check_claim(claim, scenarios(measurements, topic), noise, cache)
-
-
-@dataclass
-class ClaimTrend:
-    """A claim's verdict per software version on one runner, for one scenario."""
-
-    claim_id: str
-    runner: str
-    scenario_id: str                          # settings and parameters
-    by_version: dict[str, ClaimCheck]         # version label -> check, in version order
-
-    @property
-    def flipped(self) -> bool:
-        """True when the claim held with one version and did not hold with another."""
-        vs = {c.verdict for c in self.by_version.values()}
-        return stats.HOLDS in vs and stats.DOES_NOT_HOLD in vs
-
-    @property
-    def changed(self) -> bool:
-        return len({c.verdict for c in self.by_version.values()}) > 1
-
-
-def version_sort_key(label: str) -> tuple:
-    """Numeric order of version labels ("TF 2.9.3" before "TF 2.12.1")."""
-    return release_key(label)
-
-
-def claim_trends(claim: dict[str, Any], hist: list[Measurement], topic: str, noise: list[Noise],
-                 cache: RatioCache, controls: tuple[dict[str, Any], ...] = ()) -> list[ClaimTrend]:
-    """Per runner and scenario, the claim's verdict with each software version measured.
-    Only scenarios measured with two or more versions are returned."""
-    by_version: dict[str, list[Measurement]] = defaultdict(list)
-    for m in hist:
-        if m.topic == topic:
-            by_version[m.version].append(m)
-    table: dict[tuple[str, str], dict[str, ClaimCheck]] = defaultdict(dict)
-    for version in sorted(by_version, key=version_sort_key):
-        res = check_any_claim(claim, by_version[version], topic, noise, cache, controls)
-        for ch in res.checks:
-            sid = f"{settings_id(ch.scenario.settings)} {ch.scenario.key[2]}"
-            table[(ch.scenario.runner, sid)][version] = ch
-    return [ClaimTrend(str(claim.get("id")), runner, sid, checks)
-            for (runner, sid), checks in sorted(table.items()) if len(checks) > 1]

@@ -13,8 +13,7 @@ from typing import Any
 
 from ..errors import CaseGridError, ResultsFileError, TfperfError
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
-from .claims import (ClaimResult, ClaimTrend, check_claim, check_settings_claim, claim_trends,
-                     is_settings_claim)
+from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .noise import noise_floor
 from .per_step import with_step_param
@@ -177,13 +176,6 @@ class Dataset:
     def claim_result(self, topic: str, claim_id: str) -> ClaimResult | None:
         return next((c for c in self.claim_results(topic) if c.id == claim_id), None)
 
-    def trends(self, topic: str) -> list[ClaimTrend]:
-        if topic not in self._trends:
-            self._trends[topic] = [t for c in self.claims_of(topic)
-                                   for t in claim_trends(c, self.history, topic, self.noise, self.cache,
-                                                         self.topics[topic].controls)]
-        return self._trends[topic]
-
     def version_strips(self, topic: str) -> list[VersionStrip]:
         """Per claim and runner measured with two or more TensorFlow releases, the verdict in
         each release (claims in the YAML's order)."""
@@ -281,8 +273,7 @@ class Dataset:
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else 1.0
 
     def versions(self, topic: str) -> list[str]:
-        from .claims import version_sort_key
-        return sorted({m.version for m in self.history if m.topic == topic}, key=version_sort_key)
+        return sorted({m.version for m in self.history if m.topic == topic}, key=release_key)
 
     def chart_rows(self, topic: str) -> list[dict[str, Any]]:
         """One row per (runner, case, software version): the data behind a topic's charts."""
@@ -334,7 +325,6 @@ class Dataset:
         self._scenarios: dict[str, list[Scenario]] = {}
         self._recs: dict[str, list[Recommendation]] = {}
         self._claims: dict[str, list[ClaimResult]] = {}
-        self._trends: dict[str, list[ClaimTrend]] = {}
         self._strips: dict[str, list[VersionStrip]] = {}
         self._settings: dict[str, list[SettingsSpeedup]] = {}
 
