@@ -15,8 +15,9 @@ No TensorFlow, no I/O, no formatting: the renderer lays the rows out.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..stats import summarize
 

@@ -11,8 +11,9 @@ cost apart (:mod:`tfperf.analyse.per_step`)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .. import stats
 from .compare import Scenario, exclusion_reason, scenarios

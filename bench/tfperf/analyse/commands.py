@@ -39,7 +39,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .versus import compare_files, as_json
+    from .versus import as_json, compare_files
     from .versus_text import render
 
     path, run_status = _local_results(args)
@@ -55,7 +55,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "compare", help="compare this machine with the published runners",
         description="Measure a profile on this machine (or read a results file with --results) and show, per "

@@ -4,8 +4,9 @@ correct, and its speedup over the default way, with a confidence interval and a 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .. import stats
 from .noise import NoiseFloor, noise_floor
@@ -50,7 +51,7 @@ def scenarios(measurements: Iterable[Measurement], topic: str) -> list[Scenario]
     return [out[k] for k in sorted(out, key=_sort_key)]
 
 
-def _sort_key(k: tuple[str, str, str]) -> tuple:
+def _sort_key(k: tuple[str, str, str]) -> tuple[Any, ...]:
     # Numbers inside ids sort numerically (batch_size=8 before batch_size=64).
     return tuple(tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", part)) for part in k)
 

@@ -21,8 +21,9 @@ settings groups cannot be told from process bias: their verdicts become "unclear
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .. import stats
 from .ratios import Ratio, RatioCache

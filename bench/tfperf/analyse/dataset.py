@@ -38,8 +38,8 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
             errors.append(exc)
             continue
         labels = {v: str((d or {}).get("label", v)) for v, d in t.variants.items()}
-        order: dict[str, list] = {}
-        sorder: dict[str, list] = {}
+        order: dict[str, list[Any]] = {}
+        sorder: dict[str, list[str]] = {}
         for prof in ("full", "quick"):
             for k, vals in ((t.data["profiles"].get(prof) or {}).get("params") or {}).items():
                 order.setdefault(k, [])
@@ -241,7 +241,7 @@ class Dataset:
             index = {(m.settings_id, m.params_id, m.variant): m for m in ms}
             for row in breakeven_table([_as_result(m) for m in ms], baseline, candidate, runner=runner):
                 k = (settings_id(row.settings), params_id(row.params))
-                out.append((row, [index[(*k, baseline)], index[(*k, candidate)]]))
+                out.append((row, [index[k + (baseline,)], index[k + (candidate,)]]))
         return out
 
     def ten_runs(self, topic: str, runs: int = 10) -> list[tuple[Measurement, TenRunView]]:
@@ -279,7 +279,7 @@ class Dataset:
         """One row per (runner, case, software version): the data behind a topic's charts."""
         default = self.default_variant(topic)
         rows: list[dict[str, Any]] = []
-        newest_version = {}
+        newest_version: dict[tuple[str, str], tuple[str, tuple[Any, ...]]] = {}
         for m in self.history:
             if m.topic == topic:       # the newest release, not the latest run (a history run of 2.12)
                 k = (m.runner, m.settings_id)
@@ -359,4 +359,4 @@ def analyse_documents(docs: list[tuple[Path, dict[str, Any]]], snippets_dir: str
                    runners=runners, breakdowns=breakdowns, errors=errors, cache=cache or RatioCache())
 
 
-__all__ = ["Dataset", "analyse", "analyse_documents", "load_topics", "ResultsFileError"]
+__all__ = ["Dataset", "ResultsFileError", "analyse", "analyse_documents", "load_topics"]

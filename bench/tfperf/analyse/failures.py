@@ -8,7 +8,7 @@ Plain strings and measurements; the renderer escapes them.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .records import Measurement
 from .versions import UNAVAILABLE

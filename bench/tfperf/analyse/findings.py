@@ -3,8 +3,8 @@ and the range of speedups measured."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .dataset import Dataset
 

@@ -21,8 +21,9 @@ No TensorFlow, no I/O, no formatting.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +129,7 @@ def _bounds(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """Percentile interval by order statistics (no interpolation, so ``inf`` is allowed)."""
     s = np.sort(values)
     tail = (1.0 - confidence) / 2.0
-    return float(s[int(math.floor(tail * (s.size - 1)))]), float(s[int(math.ceil((1.0 - tail) * (s.size - 1)))])
+    return float(s[math.floor(tail * (s.size - 1))]), float(s[math.ceil((1.0 - tail) * (s.size - 1))])
 
 
 def _breakeven(fixed: np.ndarray, per: np.ndarray) -> np.ndarray:
@@ -139,7 +140,8 @@ def _breakeven(fixed: np.ndarray, per: np.ndarray) -> np.ndarray:
 
 
 def _resampled_medians(xs: np.ndarray, rng: np.random.Generator, n_boot: int) -> np.ndarray:
-    return np.median(xs[rng.integers(0, xs.size, size=(n_boot, xs.size))], axis=1)
+    medians: np.ndarray = np.median(xs[rng.integers(0, xs.size, size=(n_boot, xs.size))], axis=1)
+    return medians
 
 
 def fit_samples(by_steps: Mapping[int, Sequence[float]], n_boot: int = N_BOOT, seed: int = SEED,
@@ -340,6 +342,6 @@ def headline(group: StepGroup) -> Headline | None:
                     below_zero=sum(1 for s in fitted if s.fit and s.fit.fixed.high < 0))
 
 
-__all__ = ["PER_STEP", "PARAM_KEY", "Interval", "StepFit", "StepSeries", "StepGroup", "StepScenario", "Headline",
-           "fit_samples", "per_step_ratio", "step_scenarios", "step_groups", "with_step_param", "is_per_step",
-           "headline", "line", "step_count"]
+__all__ = ["PARAM_KEY", "PER_STEP", "Headline", "Interval", "StepFit", "StepGroup", "StepScenario", "StepSeries",
+           "fit_samples", "headline", "is_per_step", "line", "per_step_ratio", "step_count", "step_groups",
+           "step_scenarios", "with_step_param"]

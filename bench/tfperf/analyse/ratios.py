@@ -12,9 +12,9 @@ import json
 import os
 import struct
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from .. import stats
 from .records import Measurement

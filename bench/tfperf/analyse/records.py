@@ -11,8 +11,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-# Re-exported: analysis and render name results by the harness's own identities.
-from ..store.ids import params_id as params_id, settings_id as settings_id
+# Re-exported (the "as" marks it so for mypy): analysis and render name results by the
+# harness's own identities.
+from ..store.ids import params_id as params_id  # noqa: PLC0414
+from ..store.ids import settings_id as settings_id  # noqa: PLC0414
 from .versions import HISTORY_PROFILE, release_key, tf_version
 
 
@@ -66,7 +68,7 @@ class Measurement:
     rounds: tuple[int, ...] = ()                              # the round of each sample
     interleave_baseline: str | None = None                    # case id of the interleave's baseline
 
-    def paired_with(self, other: "Measurement") -> tuple[list[float], list[float]] | None:
+    def paired_with(self, other: Measurement) -> tuple[list[float], list[float]] | None:
         """Both sample lists restricted to the rounds both have, when the two were measured
         in the same interleave (side by side); None when they were not."""
         if not self.interleave or self.interleave != other.interleave or not self.rounds or not other.rounds:

@@ -16,8 +16,9 @@ markdown is made by ``markdown``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 Doc = dict[str, Any]
 Verdict = Literal["slower", "faster", "within noise", "fails now", "works again", "still failing"]

@@ -8,8 +8,9 @@ others remain history (verdicts and charts across versions).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any
 
 from .. import HARNESS_VERSION
 from .records import Measurement
@@ -25,17 +26,17 @@ class TopicInfo:
     snippet_hash: str
     default: str
     reference: str
-    claims: tuple[dict, ...]
+    claims: tuple[dict[str, Any], ...]
     variant_labels: dict[str, str]
     yaml_path: str
-    param_values: dict[str, list] = field(default_factory=dict)   # declared order, all profiles
+    param_values: dict[str, list[Any]] = field(default_factory=dict)   # declared order, all profiles
     # Comparisons between process settings (e.g. cpu_threads): the group every other group
     # is compared with, the claims that compare groups, and how to name a setting's values.
     baseline_settings: dict[str, str] = field(default_factory=dict)
-    settings_claims: tuple[dict, ...] = ()
-    controls: tuple[dict, ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
+    settings_claims: tuple[dict[str, Any], ...] = ()
+    controls: tuple[dict[str, Any], ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
-    settings_values: dict[str, list] = field(default_factory=dict)  # declared order, all profiles
+    settings_values: dict[str, list[str]] = field(default_factory=dict)  # declared order, all profiles
     # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
     per_call: dict[str, str] | None = None
     # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/per_step.py).
@@ -68,7 +69,7 @@ def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo]
         m.stale_reason = "; ".join(reasons) or None
 
 
-def _rank(m: Measurement) -> tuple:
+def _rank(m: Measurement) -> tuple[Any, ...]:
     # Within one TensorFlow release: current beats stale, the runner's main profile beats
     # the history profile (the published grid is not replaced by the smaller one that
     # measured the same release), ok beats failed, then newest first.
@@ -96,7 +97,7 @@ def current(measurements: Iterable[Measurement]) -> list[Measurement]:
     is shown as such). A non-stale result beats a stale one of any release."""
     best: dict[tuple[str, str], Measurement] = {}
 
-    def rank(m: Measurement) -> tuple:
+    def rank(m: Measurement) -> tuple[Any, ...]:
         r = _rank(m)
         return (r[0], release_key(m.tensorflow), *r[1:])
 

@@ -9,8 +9,9 @@ against the runner's noise floor (the larger of the two groups' floors).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .. import stats
 from .compare import exclusion_reason

@@ -24,7 +24,7 @@ def load_results(root: str | Path) -> Loaded:
     if not root.is_dir():
         return [], []
     try:
-        from ..store import load_dir  # type: ignore[attr-defined]
+        from ..store import load_dir
     except ImportError:
         return _load_plain(root)
     docs, errors = load_dir(root)

@@ -14,8 +14,9 @@ claim is "not measured"; neither counts as a change.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .claims import NO_DATA, ClaimCheck, check_any_claim, verdict_words
 from .compare import Scenario

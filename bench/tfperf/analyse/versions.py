@@ -12,7 +12,8 @@ never count as another runner.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 HISTORY_PROFILE = "history"
 UNAVAILABLE = "unavailable"       # result status: the variant does not exist in that version

@@ -5,8 +5,8 @@ measured across releases."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .dataset import Dataset
 from .version_verdicts import NOT_MEASURED, VersionCell, VersionStrip

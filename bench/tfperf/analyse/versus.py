@@ -18,9 +18,10 @@ Plain functions over loaded documents, no formatting (see ``versus_text``).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import stats
 from ..errors import TfperfError

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .records import params_id
 from .versus import Versus
@@ -29,7 +30,10 @@ def _printable(value: Any, limit: int = 60) -> str:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
     return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
 
 
@@ -41,9 +45,9 @@ def _scenario(params: dict[str, Any], settings: dict[str, str]) -> str:
 
 def render(v: Versus) -> str:
     env = v.here.environment or {}
-    out = [f"this machine: {_printable(v.here.runner)} ({_printable(env.get('cpu_model') or '?')}, "
-           f"{env.get('cores') or '?'} cores), {v.here.profile} profile, {len(v.here.measurements)} result(s) "
-           f"from {_printable(v.here.path, 200)}",
+    out = [(f"this machine: {_printable(v.here.runner)} ({_printable(env.get('cpu_model') or '?')}, "
+            f"{env.get('cores') or '?'} cores), {v.here.profile} profile, {len(v.here.measurements)} result(s) "
+            f"from {_printable(v.here.path, 200)}"),
            "ratio = time here / time there (median over median, 95% CI); below 1 means faster here."]
     if v.errors:
         out += ["", "published files skipped (the others are used):"] + [f"  {_printable(e, 300)}" for e in v.errors]

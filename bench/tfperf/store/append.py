@@ -16,9 +16,10 @@ those of ``files.dumps`` of the merged document (a test holds the two equal).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import ResultsFileError
 from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, write_atomic
@@ -42,7 +43,7 @@ class _Kept:
     ok: set[tuple[Any, Any]] = field(default_factory=set)   # (case_id, key_hash) with an ok result
 
     @classmethod
-    def of(cls, doc: Doc, data: bytes) -> "_Kept":
+    def of(cls, doc: Doc, data: bytes) -> _Kept:
         """From a loaded (valid, current-version) document; its lists are re-sorted the
         way ``merge_docs`` writes them, so a file in another order is normalised once."""
         kept = cls(data=data, header={k: v for k, v in doc.items() if k not in LIST_KEYS},

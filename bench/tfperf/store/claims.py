@@ -21,6 +21,7 @@ import hashlib
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import final
 
 try:
     import fcntl
@@ -39,6 +40,7 @@ def _offset(key: str) -> int:
     return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % _SLOTS
 
 
+@final
 class Claims:
     """The claims of one run on one results file (``path`` is the results file)."""
 
@@ -73,7 +75,7 @@ class Claims:
             self._fd = None
         self._held.clear()
 
-    def __enter__(self) -> "Claims":
+    def __enter__(self) -> Claims:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,

@@ -65,7 +65,7 @@ def _newer_writers(report: MergeReport) -> list[str]:
     return out
 
 
-def add_parsers(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("validate", help="check results files against the schema",
                               description="Check results files (or folders of them) against the results "
                                           "schema; prints one line per bad file and exits 1 if any is bad.")

@@ -11,9 +11,10 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import __version__
 from ..errors import ResultsFileError
@@ -75,8 +76,12 @@ def parse(text: str, path: str = "<text>") -> Any:
         raise ResultsFileError(path, "(file)", f"arrays and objects nest {depth} levels deep; the limit is {MAX_DEPTH}")
     try:
         literals: list[NonFinite] = []
-        doc = json.loads(text, parse_constant=lambda lit: literals.append(NonFinite(lit)) or literals[-1],
-                         object_pairs_hook=_object, parse_int=_int)
+
+        def constant(literal: str) -> NonFinite:
+            literals.append(NonFinite(literal))
+            return literals[-1]
+
+        doc = json.loads(text, parse_constant=constant, object_pairs_hook=_object, parse_int=_int)
     except _DuplicateKey as exc:
         raise ResultsFileError(path, "(file)", f"duplicate key {short(exc.args[0])} in one object") from None
     except _HugeInt as exc:
@@ -123,7 +128,7 @@ def load(path: str | Path) -> Doc:
         raise
     except RecursionError:
         raise ResultsFileError(str(path), "(file)", "nested too deeply to be checked") from None
-    except Exception as exc:  # noqa: BLE001 - hostile input must never take a build down
+    except Exception as exc:  # hostile input must never take a build down
         raise ResultsFileError(str(path), "(file)",
                                f"could not be checked ({type(exc).__name__}: {short(str(exc), 120)})") from exc
     return doc
@@ -206,7 +211,7 @@ def assemble(header: Doc, lines: dict[str, list[str]]) -> str:
         end = "," if n < len(keys) - 1 else ""
         head = f" {json.dumps(key)}: "
         value = header.get(key)
-        if key in lines and lines[key]:
+        if lines.get(key):
             out += [head + "[", ",\n".join(lines[key]), f" ]{end}"]
         elif key in lines:
             out.append(head + "[]" + end)

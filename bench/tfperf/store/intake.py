@@ -8,9 +8,10 @@ their order, and a second run with the same files changes no byte.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import ResultsFileError, TfperfError
 from .files import iter_paths, load, results_path, write_atomic

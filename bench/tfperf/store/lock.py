@@ -8,9 +8,9 @@ it would let two processes lock two different files of the same name); git ignor
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 try:
     import fcntl

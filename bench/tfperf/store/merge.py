@@ -10,7 +10,8 @@ merge(A, B) == merge(B, A) and merge(merge(A, B), B) == merge(A, B).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .. import __version__
 from ..errors import TfperfError
@@ -26,6 +27,11 @@ class MergeError(TfperfError):
 def canonical(record: Any) -> str:
     """The identity of a record: its JSON text with sorted keys."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _without_time(env: dict[str, Any]) -> str:
+    """An environment record's identity apart from when it was seen."""
+    return canonical({k: v for k, v in env.items() if k != "time"})
 
 
 def _s(value: Any) -> str:
@@ -56,8 +62,7 @@ def _merge_environments(docs: list[Doc]) -> dict[str, Any]:
             if old is None:
                 out[eid] = env
                 continue
-            strip = lambda e: canonical({k: v for k, v in e.items() if k != "time"})  # noqa: E731
-            if strip(old) != strip(env):
+            if _without_time(old) != _without_time(env):
                 raise MergeError(f"environments.{eid}: two different environment records share this id")
             # Same machine state seen twice: keep the first time it was seen.
             out[eid] = min(old, env, key=lambda e: (_s(e.get("time")), canonical(e)))

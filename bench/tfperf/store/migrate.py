@@ -8,7 +8,8 @@ older version in tests/fixtures/results/ that must keep loading.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import ResultsFileError
 from .schema import SCHEMA_VERSION

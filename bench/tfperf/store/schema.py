@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ def schema_path(version: int = SCHEMA_VERSION) -> Path:
     return Path(__file__).with_name(f"schema_v{version}.json")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(version: int = SCHEMA_VERSION) -> dict[str, Any]:
     with schema_path(version).open(encoding="utf-8") as fh:
         schema: dict[str, Any] = json.load(fh)

@@ -13,9 +13,10 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from functools import cache
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
@@ -86,7 +87,8 @@ def json_type(value: Any) -> str:
         return "NaN or Infinity" if not math.isfinite(value) else "number"
     if isinstance(value, NonFinite):
         return value.literal
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
 
 
 # -- non-finite numbers ---------------------------------------------------------------
@@ -129,7 +131,7 @@ RECORD_DEFS = {"results": "result", "noise": "noise", "breakdowns": "breakdown",
 _known_good: set[str] = set()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validators() -> dict[str, Draft202012Validator]:
     schema = copy.deepcopy(load_schema(SCHEMA_VERSION))
     defs = schema["$defs"]
@@ -203,11 +205,14 @@ def _types(schema: Any) -> list[str]:
 
 def _describe(err: ValidationError, doc: Any, prefix: PathT) -> list[Problem]:
     path: PathT = (*prefix, *err.absolute_path)
-    inst, kind, want = err.instance, err.validator, err.validator_value
+    # A validator's value is any JSON the schema holds; jsonschema types the error's fields
+    # as possibly unset, which they never are for an error it raised.
+    inst, kind, want = err.instance, str(err.validator), cast(Any, err.validator_value)
+    schema = err.schema if isinstance(err.schema, Mapping) else {}
     if kind == "required" and isinstance(inst, dict):
         return [((*path, k), "missing (required)") for k in want if k not in inst]
     if kind == "additionalProperties" and isinstance(inst, dict):
-        known = err.schema.get("properties", {})
+        known = schema.get("properties", {})
         return [((*path, k), f"unknown field (not in schema version {SCHEMA_VERSION})")
                 for k in inst if k not in known]
     if kind in ("oneOf", "anyOf") and err.context:
@@ -217,7 +222,7 @@ def _describe(err: ValidationError, doc: Any, prefix: PathT) -> list[Problem]:
         names = [t for e in err.context for t in _types(e.schema)]
         return [(path, f"expected {' or '.join(dict.fromkeys(names))}, got {json_type(inst)}")]
     if kind == "type":
-        problem = f"expected {' or '.join(_types(err.schema)) or want}, got {json_type(inst)}"
+        problem = f"expected {' or '.join(_types(schema)) or want}, got {json_type(inst)}"
     elif kind == "enum":
         problem = f"{short(inst)} is not one of {', '.join(map(short, want))}"
     elif kind == "const":
@@ -370,15 +375,15 @@ def _record_rules(kind: str, r: dict[str, Any], at: PathT) -> list[Problem]:
         out.append(((*at, "key_hash"), f"does not match the key (expected {ids.key_hash(key)})"))
     timing = r.get("timing")
     rounds = timing.get("rounds") if isinstance(timing, dict) else None
-    if isinstance(rounds, list) and len(rounds) != len(timing.get("samples") or []):
+    if isinstance(timing, dict) and isinstance(rounds, list) and len(rounds) != len(timing.get("samples") or []):
         out.append(((*at, "timing", "rounds"), f"{len(rounds)} round indices for {len(timing.get('samples') or [])} samples"))
     summary = timing.get("summary") if isinstance(timing, dict) else None
-    if isinstance(summary, dict) and all(_number(summary.get(k)) for k in ("min", "median", "max")):
-        if not summary["min"] <= summary["median"] <= summary["max"]:
-            out.append(((*at, "timing", "summary", "median"), "not between min and max"))
-    if isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high")):
-        if summary["ci_low"] > summary["ci_high"]:
-            out.append(((*at, "timing", "summary", "ci_low"), "greater than ci_high"))
+    if (isinstance(summary, dict) and all(_number(summary.get(k)) for k in ("min", "median", "max"))
+            and not summary["min"] <= summary["median"] <= summary["max"]):
+        out.append(((*at, "timing", "summary", "median"), "not between min and max"))
+    if (isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high"))
+            and summary["ci_low"] > summary["ci_high"]):
+        out.append(((*at, "timing", "summary", "ci_low"), "greater than ci_high"))
     return out + _summary_problems(r, at)
 
 

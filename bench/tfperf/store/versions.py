@@ -40,7 +40,7 @@ def newer_warning(path: str, doc: dict[str, Any], this: str = __version__) -> st
     """One line for ``tfperf merge`` about a file written by a newer tfperf than ``this``,
     else None."""
     theirs = doc.get("tfperf_version")
-    if not newer_than_this(theirs, this):
+    if not isinstance(theirs, str) or not newer_than_this(theirs, this):
         return None
     shown = theirs if _PLAIN.fullmatch(theirs) else short(theirs, 40)
     return (f"warning: {path} was written by tfperf {shown}, newer than this tfperf {this}; it was merged, "
