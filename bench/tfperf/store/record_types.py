@@ -1,0 +1,296 @@
+"""The stored records as types: a results file (``ResultsDoc``) and what it holds, field for
+field what ``schema_v2.json`` allows (``tests/test_record_types.py`` holds the two equal:
+every property, which are required, and the JSON types of each).
+
+Types only, for mypy: ``load`` and ``validate`` check a document against the schema, and a
+``ResultsDoc`` is what they hand on. A field the schema leaves out may be absent; one it
+allows ``null`` is ``X | None``. Optional fields are those of the ``total=False`` class of
+each pair (Python 3.10 has no ``NotRequired``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+Scalar = str | int | float | bool                     # a parameter's value
+Status = Literal["ok", "error", "timeout", "crashed", "unavailable"]
+StoppedBy = Literal["ci", "budget", "max_samples", "max_rounds", "no_rounds"]     # one case's samples
+ScenarioStoppedBy = Literal["ci", "budget", "max_rounds", "no_rounds"]            # one scenario's rounds
+
+
+# -- environment ---------------------------------------------------------------------------
+
+class _GpuRequired(TypedDict):
+    name: str
+
+
+class Gpu(_GpuRequired, total=False):
+    driver: str | None
+    memory_bytes: int | None
+
+
+class _VersionsRequired(TypedDict):
+    tensorflow: str | None
+    keras: str | None                             # the Keras that tf.keras resolves to
+    numpy: str | None
+
+
+class Versions(_VersionsRequired, total=False):
+    """Package versions in the worker's process. The schema lets a file name other packages
+    too (a string or null each), which a TypedDict cannot say: read them with ``.get``."""
+
+    keras3: str | None
+    tf_keras: str | None
+
+
+class Threads(TypedDict, total=False):
+    intra_op: int | None
+    inter_op: int | None
+    omp_num_threads: str | None
+    cpu_affinity: list[int] | None
+
+
+class _EnvironmentRequired(TypedDict):
+    runner: str
+    os: str
+    cpu_model: str
+    isa: dict[str, bool]
+    cores: int
+    memory_bytes: int | None
+    gpus: list[Gpu]
+    python: str
+    versions: Versions
+    onednn: bool | None
+    threads: Threads
+    settings: dict[str, str]
+    time: str
+
+
+class Environment(_EnvironmentRequired, total=False):
+    machine: str
+    tf_cpu_features: dict[str, Any] | None        # what TensorFlow reports: open-ended
+    cuda: str | None
+    cudnn: str | None
+    tf_build: dict[str, Any] | None               # tf.sysconfig.get_build_info(): open-ended
+    git_commit: str | None
+    onednn_built: bool | None
+    onednn_max_cpu_isa: str | None
+
+
+# -- result --------------------------------------------------------------------------------
+
+class ProcessSettings(TypedDict, total=False):
+    env: dict[str, str]
+    intra_op_threads: int
+    inter_op_threads: int
+    eager: bool
+    cpus: list[int]
+
+
+class KeySettings(TypedDict, total=False):
+    declared: dict[str, str]
+    process: ProcessSettings
+
+
+class Key(TypedDict):
+    """What a result is a result of: it is stale when any of these changes."""
+
+    snippet_hash: str
+    harness_version: str
+    tensorflow: str | None
+    keras: str | None
+    settings: KeySettings | dict[str, str]        # the harness's form, or a hand-made file's
+    runner: str
+
+
+class Warmup(TypedDict, total=False):
+    calls: int
+    seconds: float
+
+
+class _SummaryRequired(TypedDict):
+    n: int
+    median: float
+    iqr: float
+    ci_low: float
+    ci_high: float
+    min: float
+    max: float
+
+
+class Summary(_SummaryRequired, total=False):
+    mean: float
+    stdev: float
+
+
+class _TimingRequired(TypedDict):
+    inner_loops: int
+    summary: Summary
+    samples: list[float]                          # seconds per call, in measurement order
+
+
+class Timing(_TimingRequired, total=False):
+    stopped_by: StoppedBy
+    rounds: list[int]                             # the round of each sample
+
+
+class _OutputRequired(TypedDict):
+    max_abs_diff: float | None
+    max_rel_diff: float | None
+    within_tolerance: bool | None
+
+
+class Output(_OutputRequired, total=False):
+    rtol: float
+    atol: float
+    note: str | None
+    compared_with: str | None                     # the reference's case id (harness 4 on)
+
+
+class _InterleaveRequired(TypedDict):
+    id: str
+    baseline: str
+
+
+class Interleave(_InterleaveRequired, total=False):
+    seed: str
+
+
+class _ResultRequired(TypedDict):
+    case_id: str
+    topic: str
+    params: dict[str, Scalar]
+    settings: dict[str, str]
+    variant: str
+    key: Key
+    key_hash: str
+    env_id: str | None
+    status: Status
+    error: str | None
+    first_call_s: float | None
+    timing: Timing | None
+    output: Output | None
+    finished_at: str
+
+
+class Result(_ResultRequired, total=False):
+    is_reference: bool
+    is_default: bool
+    warmup: Warmup | None
+    started_at: str
+    duration_s: float
+    setup_s: float | None
+    metrics: dict[str, float]                     # what a snippet's setup reports (load_s, ...)
+    interleave: Interleave | None
+
+
+# -- noise, breakdowns, scenarios ----------------------------------------------------------
+
+class _NoiseRequired(TypedDict):
+    case_id: str
+    env_id: str | None
+    ratio: float
+    ci_low: float
+    ci_high: float
+    rel_noise: float
+    time: str
+
+
+class Noise(_NoiseRequired, total=False):
+    """An A/A pair: the baseline measured twice."""
+
+    key_hash: str
+    interleave: str
+    samples: list[float]
+    rounds: list[int]
+
+
+class Category(TypedDict):
+    name: str
+    seconds: float
+    share: float
+
+
+class _TopFunctionRequired(TypedDict):
+    function: str
+    cumulative_s: float
+    calls: int
+
+
+class TopFunction(_TopFunctionRequired, total=False):
+    own_s: float
+
+
+class _BreakdownRequired(TypedDict):
+    case_id: str
+    topic: str
+    variant: str
+    params: dict[str, Scalar]
+    settings: dict[str, str]
+    key_hash: str
+    env_id: str | None
+    calls: int
+    total_s: float
+    categories: list[Category]
+    top_functions: list[TopFunction]
+
+
+class Breakdown(_BreakdownRequired, total=False):
+    tool: str
+
+
+class MachineState(TypedDict, total=False):
+    load: list[float] | None
+    governor: str | None
+    freq_mhz: float | None
+
+
+class _ScenarioRequired(TypedDict):
+    id: str
+    topic: str
+    params: dict[str, Scalar]
+    runner: str
+    baseline: str
+    cases: list[str]
+    rounds: int
+    stopped_by: ScenarioStoppedBy
+    seconds: float
+    before: MachineState
+    after: MachineState
+    loaded: bool
+    time: str
+
+
+class Scenario(_ScenarioRequired, total=False):
+    seed: str
+    rounds_seconds: float
+    workers: int
+    widest_rel_ci: float | None
+    aa_noise: float | None
+    others_share: float | None
+
+
+# -- the file ------------------------------------------------------------------------------
+
+class _RunnerRequired(TypedDict):
+    label: str
+
+
+class Runner(_RunnerRequired, total=False):
+    description: str | None
+    contributed_by: str | None
+
+
+class _ResultsDocRequired(TypedDict):
+    schema_version: Literal[2]
+    runner: Runner
+    profile: Literal["quick", "full", "history"]
+    environments: dict[str, Environment]
+    results: list[Result]
+    noise: list[Noise]
+    breakdowns: list[Breakdown]
+    scenarios: list[Scenario]
+
+
+class ResultsDoc(_ResultsDocRequired, total=False):
+    tfperf_version: str
