@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from .. import stats
 from ..analyse import Dataset
 from ..analyse.claims import NO_DATA
+from ..analyse.origins import Sources
 from ..analyse.records import Measurement
 from .embed import SvgCache
 from .html import Markup, admonition, element, h, join, link
@@ -29,6 +30,7 @@ class Context:
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
     topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
     topic_order: tuple[str, ...] = ()            # topic pages in the nav's reading order
+    sources: Sources = field(default_factory=dict)            # topic -> what its sources reported (sources/*.yaml)
     counter: list[int] = field(default_factory=lambda: [0])
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
 

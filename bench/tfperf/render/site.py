@@ -9,6 +9,12 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
   ``scripts/main``): never part of the published figures; when the folder holds results,
   each topic page gets a "this machine" section after its claims table, and the Runners
   page one after the runner list (``render.local_blocks``). An empty value turns it off.
+* ``TFPERF_SOURCES``  what the topics' sources reported (default ``sources``; one
+  ``<topic>.yaml`` each, ``analyse/origins.py``): the "what changed since the source"
+  lines of the "Do this" boxes.
+
+In mkdocs.yml, ``repo_url`` and ``extra.tfperf.colab_notebooks`` give the notebook pages
+their "Open in Colab" link (``render/colab.py``); without them there is none.
 
 Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
 in ``on_page_content`` (so Markdown never touches generated HTML); inline figures the same.
@@ -25,11 +31,13 @@ from typing import Any
 
 from ..analyse import Dataset, analyse
 from ..analyse.local import LOCAL_ROOT, ThisMachine, this_machine
+from ..analyse.origins import Sources, load_sources
 from ..analyse.ratios import RatioCache
 from .blocks import DATA_URL, SCHEMA_URL, SVG_URL, Context, errors_box, render_block
+from .colab import Colab, colab_config
 from .directives import BLOCK_RE, INLINE_RE, Directive, DirectiveError, parse_block, parse_inline
 from .embed import SvgCache
-from .html import Markup, admonition, h
+from .html import Markup, admonition, h, link
 from .inline import render_inline
 from .local_blocks import runners_section, topic_section
 from .notebooks import snippet_notebook
@@ -42,8 +50,11 @@ TOKEN_RE = re.compile(r"(?:<p>)?TFPERFSLOT(\d+)X(?:</p>)?")
 
 class Site:
     def __init__(self, root: Path, results: Path, snippets: Path, cache: Path,
-                 local: Path | None = None, local_shown_as: str = LOCAL_ROOT) -> None:
+                 local: Path | None = None, local_shown_as: str = LOCAL_ROOT, sources: Path | None = None,
+                 colab: Colab | None = None) -> None:
         self.root, self.results, self.snippets, self.cache = root, results, snippets, cache
+        self.sources_dir, self.colab = sources, colab
+        self.sources: Sources = {}
         self.local, self.local_shown_as = local, local_shown_as   # this machine's results root
         self.this_machine = ThisMachine(root=local_shown_as)
         self.gen_dir = cache / "generated"
@@ -65,7 +76,9 @@ class Site:
         shown = LOCAL_ROOT if local is None else (
             local.relative_to(root).as_posix() if local.is_relative_to(root) else str(local))
         return cls(root, path("TFPERF_RESULTS", "data/results"), path("TFPERF_SNIPPETS", "snippets"),
-                   path("TFPERF_CACHE", "build/site-cache"), local=local, local_shown_as=shown)
+                   path("TFPERF_CACHE", "build/site-cache"), local=local, local_shown_as=shown,
+                   sources=path("TFPERF_SOURCES", "sources"),
+                   colab=colab_config(config, str(config["config_file_path"])))
 
     # -- build steps ----------------------------------------------------------------------
 
@@ -81,6 +94,10 @@ class Site:
         self.slots.clear()
         for e in self.ds.errors:
             log.info("tfperf: skipped data: %s", e)
+        claims = {t: {str(c.get("id")) for c in self.ds.claims_of(t)} for t in self.ds.topics}
+        self.sources, source_errors = load_sources(self.sources_dir, claims)
+        for se in source_errors:
+            log.warning("tfperf: %s", se)      # an author's mistake: fails --strict
         self.notebooks = {}
         nb_dir = self.gen_dir / "notebooks"
         nb_dir.mkdir(parents=True, exist_ok=True)
@@ -108,7 +125,7 @@ class Site:
     def page_markdown(self, markdown: str, src_uri: str, url: str) -> str:
         assert self.ds is not None
         ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks,
-                      topic_pages=self.topic_pages, topic_order=self.topic_order)
+                      topic_pages=self.topic_pages, topic_order=self.topic_order, sources=self.sources)
         slots: dict[int, Markup] = {}
         self.slots[src_uri] = slots
         shown_errors = "tfperf:errors" in markdown
@@ -161,11 +178,22 @@ class Site:
     def page_content(self, html: str, src_uri: str) -> str:
         slots = self.slots.get(src_uri, {})
         out = TOKEN_RE.sub(lambda m: str(slots.get(int(m.group(1)), m.group(0))), html)
+        out = self._colab_link(out, src_uri)
         if self.is_fixture and slots:
             out = str(admonition("warning", "Fixture data",
                                  "This build reads synthetic fixture data (runner labels starting with "
                                  "“fixture-”), made by tests/fixtures/site/make_fixture.py. These are not measurements.")) + out
         return out
+
+    def _colab_link(self, html: str, src_uri: str) -> str:
+        """A notebook page's "Open in Colab" link, under its title (when configured)."""
+        m = re.fullmatch(r"notebooks/(?P<topic>[^/]+)\.ipynb", src_uri)
+        if self.colab is None or m is None or m.group("topic") not in self.notebooks:
+            return html
+        p = Markup('<p class="tfperf-colab">' + link(self.colab.url(m.group("topic")), "Open in Colab",
+                                                       rel="noopener") + "</p>")
+        at = html.find("</h1>")
+        return html[:at + 5] + p + html[at + 5:] if at >= 0 else p + html
 
     def post_build(self, site_dir: Path) -> None:
         """Publish the raw data, the schema, the SVG fallbacks and the notebooks."""
