@@ -122,7 +122,7 @@ def repo(tmp_path: Path) -> Path:
     r = tmp_path / "repo"
     git(tmp_path, "init", "-q", "-b", "main", str(r))
     (r / "scripts" / "ci").mkdir(parents=True)
-    for name in ("env.sh", "bench.sh", "compare-pr.sh"):
+    for name in ("env.sh", "machine-lock.sh", "bench.sh", "compare-pr.sh"):
         shutil.copy2(SCRIPTS / name, r / "scripts" / "ci" / name)
     (r / "snippets").mkdir()
     (r / "bench").mkdir()

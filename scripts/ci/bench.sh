@@ -14,6 +14,8 @@
 #   TFPERF_TOPICS  space-separated topic names to limit the run (default: every topic)
 #   TFPERF_TF      a TensorFlow release to run the workers under (tfperf run --tf; its venv
 #                  is built in .venvs/ first); default: the TensorFlow of the extra
+#   TFPERF_MACHINE_LOCK  a file to flock for the whole job, on a machine that runs more than
+#                  one job at a time (the GPU runner; see machine-lock.sh)
 #
 # Unless TFPERF_FORCE=1, the runner's published file in data/ is copied into the output
 # first, so the harness skips every case whose complete key already has a result: a push
@@ -32,6 +34,8 @@ if ! [[ "$shard" =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]]; then
 fi
 
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/machine-lock.sh"
+tfperf_machine_lock
 tfperf_env "${TFPERF_EXTRAS:-tf}"
 cd "$TFPERF_ROOT"
 out="${TFPERF_OUT:-ci-out}"

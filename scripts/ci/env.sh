@@ -10,8 +10,9 @@
 #                            `pip install -e ".[EXTRAS]"` (the one place the project is installed;
 #                            CI runners take this path).
 #
-# Afterwards: $PY is the venv's python, its bin/ is first on PATH, and PYTHONPATH puts this
-# checkout's bench/ first so the code under test is the code in this working tree.
+# Afterwards: $PY is the venv's python, its bin/ (Scripts/ on Windows) is first on PATH, and
+# PYTHONPATH puts this checkout's bench/ first so the code under test is the code in this
+# working tree.
 
 TFPERF_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export TFPERF_ROOT
@@ -30,15 +31,29 @@ tfperf_env() {
         TFPERF_EXTRAS="$extras" "$TFPERF_ROOT/scripts/setup" || return 1
         TFPERF_VENV="$TFPERF_ROOT/.venv"
     fi
-    if [ ! -x "$TFPERF_VENV/bin/python" ]; then
-        echo "scripts/ci: $TFPERF_VENV/bin/python does not exist (TFPERF_VENV)" >&2
+    PY="$(tfperf_venv_python "$TFPERF_VENV")"
+    if [ -z "$PY" ]; then
+        echo "scripts/ci: neither $TFPERF_VENV/bin/python nor $TFPERF_VENV/Scripts/python.exe exists (TFPERF_VENV)" >&2
         return 1
     fi
-    export TFPERF_VENV
-    export PATH="$TFPERF_VENV/bin:$PATH"
-    export PYTHONPATH="$TFPERF_ROOT/bench${PYTHONPATH:+:$PYTHONPATH}"
-    PY="$TFPERF_VENV/bin/python"
-    export PY
+    PATH="$(dirname "$PY"):$PATH"
+    export TFPERF_VENV PY PATH
+    # Python on Windows (Git Bash, MSYS2, Cygwin) reads PYTHONPATH as Windows paths joined by ';'.
+    local bench="$TFPERF_ROOT/bench" sep=":"
+    case "${OSTYPE:-}" in
+        msys*|cygwin*) bench="$(cygpath -w "$bench")" sep=";" ;;
+    esac
+    export PYTHONPATH="$bench${PYTHONPATH:+$sep$PYTHONPATH}"
+}
+
+# The interpreter of the venv DIR: bin/python (POSIX) or Scripts/python.exe (Windows); nothing
+# when it has neither.
+tfperf_venv_python() {
+    if [ -x "$1/bin/python" ]; then
+        echo "$1/bin/python"
+    elif [ -x "$1/Scripts/python.exe" ]; then
+        echo "$1/Scripts/python.exe"
+    fi
 }
 
 # TFPERF_LOCK=FILE (the merge job, which holds a write token): ./.venv gets exactly the hashed
@@ -51,12 +66,12 @@ tfperf_locked_venv() {
         echo "scripts/ci: TFPERF_LOCK: $lock does not exist" >&2
         return 1
     fi
-    if [ ! -x "$venv/bin/python" ]; then
+    if [ -z "$(tfperf_venv_python "$venv")" ]; then
         "${PYTHON:-python3}" -m venv "$venv" || return 1
     fi
     if ! cmp -s "$lock" "$venv/.tfperf-lock"; then
         echo "scripts/ci: installing the hashed lock ${lock#"$TFPERF_ROOT"/} into $venv"
-        "$venv/bin/python" -m pip install --quiet --require-hashes --only-binary=:all: --no-deps -r "$lock" || return 1
+        "$(tfperf_venv_python "$venv")" -m pip install --quiet --require-hashes --only-binary=:all: --no-deps -r "$lock" || return 1
         cp "$lock" "$venv/.tfperf-lock"
     fi
 }

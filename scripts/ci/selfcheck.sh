@@ -12,6 +12,8 @@ if [ $# -ne 1 ]; then
 fi
 runner="$1"
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/machine-lock.sh"
+tfperf_machine_lock
 tfperf_env "${TFPERF_EXTRAS:-tf}"
 cd "$TFPERF_ROOT"
 out="${TFPERF_OUT:-ci-out}/selfcheck"

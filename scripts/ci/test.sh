@@ -5,6 +5,8 @@
 #   here:            TFPERF_VENV=.venv scripts/ci/test.sh
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/machine-lock.sh"
+tfperf_machine_lock
 tfperf_env "tf,site,test"
 cd "$TFPERF_ROOT"
 exec "$PY" -m pytest "$@"
