@@ -59,7 +59,7 @@ def index(measurements: Iterable[Measurement]) -> Index:
 def _resolve(settings: dict[str, str], m: Measurement) -> dict[str, str] | None:
     """``{cores}`` in a control's settings becomes the runner's core count (None when the
     environment record does not say it)."""
-    cores = (m.env or {}).get("cores")
+    cores = m.env.get("cores") if m.env else None
     out = {}
     for k, v in settings.items():
         if "{cores}" in v:

@@ -6,12 +6,14 @@ tables the renderer draws (it never computes statistics itself).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..errors import CaseGridError, ResultsFileError, TfperfError
+from ..store.record_types import ResultsDoc
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
@@ -346,7 +348,7 @@ def analyse(results_root: str | Path, snippets_dir: str | Path, cache: RatioCach
     return analyse_documents(docs, snippets_dir, results_root, cache, load_errors)
 
 
-def analyse_documents(docs: list[tuple[Path, dict[str, Any]]], snippets_dir: str | Path,
+def analyse_documents(docs: Sequence[tuple[Path, ResultsDoc]], snippets_dir: str | Path,
                       results_root: str | Path = "", cache: RatioCache | None = None,
                       load_errors: list[ResultsFileError] | None = None) -> Dataset:
     """The dataset of documents already loaded (``source.load_results`` validates them)."""

@@ -6,6 +6,7 @@ on these records, never on the raw JSON.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 # harness's own identities.
 from ..store.ids import params_id as params_id  # noqa: PLC0414
 from ..store.ids import settings_id as settings_id  # noqa: PLC0414
+from ..store.record_types import Environment, Result, ResultsDoc
 from .versions import HISTORY_PROFILE, release_key, tf_version
 
 
@@ -58,7 +60,7 @@ class Measurement:
     key: dict[str, Any]
     key_hash: str
     env_id: str | None
-    env: dict[str, Any] | None
+    env: Environment | None
     finished_at: datetime
     stale: bool = False
     stale_reason: str | None = None
@@ -108,7 +110,7 @@ class Measurement:
 
     @property
     def commit(self) -> str | None:
-        c = (self.env or {}).get("git_commit")
+        c = self.env.get("git_commit") if self.env else None
         return str(c) if c else None
 
 
@@ -134,9 +136,9 @@ class Runner:
     description: str | None = None
     contributed_by: str | None = None
     sources: list[Source] = field(default_factory=list)
-    environments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    environments: dict[str, Environment] = field(default_factory=dict)
 
-    def latest_environment(self) -> dict[str, Any] | None:
+    def latest_environment(self) -> Environment | None:
         """The environment of the newest TensorFlow release measured, the latest of those (a
         history run of TF 2.12 after the full run of 2.21 does not make the runner "2.12")."""
         if not self.environments:
@@ -177,7 +179,7 @@ def settings_of_case_id(case_id: str) -> str:
     return parts[2] if len(parts) >= 4 else "default"
 
 
-def series_names(docs: list[tuple[Path, dict[str, Any]]]) -> dict[tuple[str, str], str]:
+def series_names(docs: Sequence[tuple[Path, ResultsDoc]]) -> dict[tuple[str, str], str]:
     """The name each (runner label, profile) goes by in the analysis: the label, unless the
     same label also has results of another profile; then every profile but ``full`` is
     named "<label>/<profile>". Everything downstream (current results, scenarios, noise
@@ -196,7 +198,8 @@ def series_names(docs: list[tuple[Path, dict[str, Any]]]) -> dict[tuple[str, str
             for label, ps in profiles.items() for p in ps}
 
 
-def read_documents(docs: list[tuple[Path, dict[str, Any]]]) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[dict[str, Any]]]:
+def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
+                   ) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[dict[str, Any]]]:
     """Flatten loaded documents into measurements, noise records, runners and breakdowns."""
     measurements: list[Measurement] = []
     noise: list[Noise] = []
@@ -211,7 +214,7 @@ def read_documents(docs: list[tuple[Path, dict[str, Any]]]) -> tuple[list[Measur
         runner.description = runner.description or rdoc.get("description")
         runner.contributed_by = runner.contributed_by or rdoc.get("contributed_by")
         runner.sources.append(source)
-        envs: dict[str, dict[str, Any]] = doc.get("environments") or {}
+        envs: dict[str, Environment] = doc.get("environments") or {}
         runner.environments.update(envs)
         for r in doc.get("results") or []:
             measurements.append(_measurement(source, label, r, envs))
@@ -226,11 +229,13 @@ def read_documents(docs: list[tuple[Path, dict[str, Any]]]) -> tuple[list[Measur
     return measurements, noise, runners, breakdowns
 
 
-def _measurement(source: Source, runner: str, r: dict[str, Any], envs: dict[str, dict[str, Any]]) -> Measurement:
-    timing = r.get("timing") or {}
-    summary = timing.get("summary") or {}
-    output = r.get("output") or {}
-    samples = tuple(float(s) for s in timing.get("samples") or [])
+def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environment]) -> Measurement:
+    timing = r.get("timing")
+    summary: Mapping[str, Any] = (timing.get("summary") if timing else None) or {}
+    output = r.get("output")
+    samples = tuple(float(s) for s in (timing.get("samples") if timing else None) or [])
+    rounds = (timing.get("rounds") if timing else None) or []
+    interleave = r.get("interleave")
     env_id = r.get("env_id")
     return Measurement(
         source=source, runner=runner, topic=str(r.get("topic")), case_id=str(r.get("case_id")),
@@ -240,13 +245,14 @@ def _measurement(source: Source, runner: str, r: dict[str, Any], envs: dict[str,
         median=summary.get("median"), ci_low=summary.get("ci_low"), ci_high=summary.get("ci_high"),
         n=int(summary.get("n", len(samples)) or 0), first_call_s=r.get("first_call_s"),
         within_tolerance=output.get("within_tolerance") if output else (True if r.get("is_reference") else None),
-        max_abs_diff=output.get("max_abs_diff"), max_rel_diff=output.get("max_rel_diff"),
+        max_abs_diff=output.get("max_abs_diff") if output else None,
+        max_rel_diff=output.get("max_rel_diff") if output else None,
         key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
                  if isinstance(v, (int, float)) and not isinstance(v, bool)},
-        inner_loops=max(1, int(timing.get("inner_loops") or 1)),
-        interleave=(r.get("interleave") or {}).get("id"),
-        interleave_baseline=(r.get("interleave") or {}).get("baseline"),
-        rounds=tuple(int(i) for i in timing.get("rounds") or []) if len(timing.get("rounds") or []) == len(samples) else (),
+        inner_loops=max(1, int((timing.get("inner_loops") if timing else None) or 1)),
+        interleave=interleave.get("id") if interleave else None,
+        interleave_baseline=interleave.get("baseline") if interleave else None,
+        rounds=tuple(int(i) for i in rounds) if len(rounds) == len(samples) else (),
     )

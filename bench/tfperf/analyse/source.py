@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ResultsFileError
+from ..store.record_types import ResultsDoc
 
-Loaded = tuple[list[tuple[Path, dict[str, Any]]], list[ResultsFileError]]
+Loaded = tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]
 
 
 def load_results(root: str | Path) -> Loaded:
@@ -47,7 +48,7 @@ def _load_plain(root: Path) -> Loaded:
     schema_file = Path(__file__).resolve().parent.parent / "store" / "schema_v2.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
-    docs: list[tuple[Path, dict[str, Any]]] = []
+    docs: list[tuple[Path, ResultsDoc]] = []
     errors: list[ResultsFileError] = []
     for path in sorted(root.rglob("*.json")):
         try:
@@ -72,7 +73,7 @@ def _load_plain(root: Path) -> Loaded:
         if bad:
             errors.append(ResultsFileError(str(path), bad, "not a finite number"))
             continue
-        docs.append((path, doc))
+        docs.append((path, cast(ResultsDoc, doc)))      # valid against the schema the type mirrors
     return docs, errors
 
 

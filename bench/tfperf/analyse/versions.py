@@ -12,7 +12,7 @@ never count as another runner.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 HISTORY_PROFILE = "history"
@@ -22,7 +22,7 @@ _NUMBERS = re.compile(r"\d+")
 _RELEASE = re.compile(r"(\d+(?:\.\d+)*)(.*)")
 
 
-def tf_version(key: dict[str, Any], env: dict[str, Any] | None) -> str:
+def tf_version(key: Mapping[str, Any], env: Mapping[str, Any] | None) -> str:
     """The TensorFlow release of a result: its key's ``tensorflow``, else its environment's
     ``versions.tensorflow``, else "?"."""
     v = key.get("tensorflow") or ((env or {}).get("versions") or {}).get("tensorflow")

@@ -18,13 +18,14 @@ Plain functions over loaded documents, no formatting (see ``versus_text``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .. import stats
 from ..errors import TfperfError
+from ..store.record_types import Environment, ResultsDoc
 from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
 from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .noise import NoiseFloor, noise_floor
@@ -45,7 +46,7 @@ class Side:
     profile: str
     description: str | None
     contributed_by: str | None
-    environment: dict[str, Any] | None
+    environment: Environment | None
     measurements: list[Measurement]
     noise: list[Noise]
 
@@ -59,7 +60,7 @@ class Side:
         return noise_floor(self.noise, self.name, settings_id(settings))
 
 
-def side(name: str, path: str | Path, doc: dict[str, Any], topics: dict[str, TopicInfo]) -> Side:
+def side(name: str, path: str | Path, doc: ResultsDoc, topics: dict[str, TopicInfo]) -> Side:
     """One loaded results document as a :class:`Side` named ``name`` (stale results marked)."""
     ms, noise, runners, _ = read_documents([(Path(path), doc)])
     mark_stale(ms, topics)
@@ -244,7 +245,7 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
         rows = [case_versus(m, theirs[cid], o.name, cache)
                 for cid, m in sorted(mine.items()) if cid in theirs and theirs[cid].ok]
         cases += rows
-        env = o.environment or {}
+        env: Mapping[str, Any] = o.environment or {}
         summaries.append(RunnerSummary(
             name=o.name, runner=o.runner, profile=o.profile, description=o.description,
             contributed_by=o.contributed_by, cpu=env.get("cpu_model"), cases=len(rows),
@@ -275,7 +276,7 @@ def as_json(v: Versus) -> dict[str, Any]:
     def ratio(r: Ratio | None) -> dict[str, float] | None:
         return None if r is None else {"point": r.point, "low": r.low, "high": r.high}
 
-    env = v.here.environment or {}
+    env: Mapping[str, Any] = v.here.environment or {}
     return {
         "here": {"runner": v.here.runner, "profile": v.here.profile, "path": v.here.path,
                  "cpu": env.get("cpu_model"), "cores": env.get("cores"),
@@ -314,14 +315,15 @@ def compare_files(here_path: str | Path, published_root: str | Path, snippets_di
 
     topics, topic_errors = load_topics(snippets_dir)
     here_path = Path(here_path)
-    doc = load(here_path)
+    doc = cast(ResultsDoc, load(here_path))          # load validated it against the schema the type mirrors
     wanted_topics = set(topics_only)
     if wanted_topics:
         known = {r["topic"] for r in doc["results"]} | set(topics)
         if wanted_topics - known:
             raise TfperfError(f"unknown topic(s): {', '.join(sorted(wanted_topics - known))} "
                               f"(known: {', '.join(sorted(known))})")
-        doc = {**doc, "results": [r for r in doc["results"] if r["topic"] in wanted_topics]}
+        doc = doc.copy()
+        doc["results"] = [r for r in doc["results"] if r["topic"] in wanted_topics]
     here = side(HERE, here_path, doc, topics)
     docs, load_errors = load_results(published_root)
     wanted = set(only)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .records import params_id
@@ -44,7 +44,7 @@ def _scenario(params: dict[str, Any], settings: dict[str, str]) -> str:
 
 
 def render(v: Versus) -> str:
-    env = v.here.environment or {}
+    env: Mapping[str, Any] = v.here.environment or {}
     out = [(f"this machine: {_printable(v.here.runner)} ({_printable(env.get('cpu_model') or '?')}, "
             f"{env.get('cores') or '?'} cores), {v.here.profile} profile, {len(v.here.measurements)} result(s) "
             f"from {_printable(v.here.path, 200)}"),

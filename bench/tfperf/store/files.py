@@ -14,11 +14,12 @@ import secrets
 from collections.abc import Iterable
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .. import __version__
 from ..errors import ResultsFileError
 from .migrate import migrate
+from .record_types import ResultsDoc
 from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
 from .validate import NonFinite, field_path, non_finite, short, validate
 
@@ -140,14 +141,15 @@ def find_files(root: str | Path) -> list[Path]:
     return [p] if p.is_file() else sorted(x for x in p.rglob("*.json") if x.is_file())
 
 
-def load_dir(root: str | Path) -> tuple[list[tuple[Path, Doc]], list[ResultsFileError]]:
+def load_dir(root: str | Path) -> tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]:
     """Load every results file under ``root`` independently: a bad file is reported in the
-    second list and never stops the others."""
-    good: list[tuple[Path, Doc]] = []
+    second list and never stops the others. The good ones are typed as what ``load``
+    validated them to be."""
+    good: list[tuple[Path, ResultsDoc]] = []
     bad: list[ResultsFileError] = []
     for p in find_files(root):
         try:
-            good.append((p, load(p)))
+            good.append((p, cast(ResultsDoc, load(p))))
         except ResultsFileError as exc:
             bad.append(exc)
     return good, bad
