@@ -141,3 +141,14 @@ def test_every_topic_page_has_a_sources_file_that_loads() -> None:
     assert pages <= set(sources), f"topic pages without sources/<topic>.yaml: {sorted(pages - set(sources))}"
     for figs in sources.values():
         assert figs and all(f.quote and f.then and f.origin.date for f in figs)
+
+
+def test_a_claim_without_results_says_so_instead_of_a_range(tmp_path: Path) -> None:
+    from tfperf.render.then_now_lines import figure_line
+
+    empty = analyse(tmp_path / "no-results", FIX / "snippets")
+    sources, _ = load_sources(_write(tmp_path, GOOD), CLAIMS)
+    t = then_now(empty, TOPIC, sources)[0]
+    assert not t.measured and t.today == "no results yet" and (t.low, t.high, t.releases) == (None, None, ())
+    html = str(figure_line(t))
+    assert "<strong>today</strong>, “fast is faster than the default.”: no results yet." in html and "×" not in html.split("→")[1]
