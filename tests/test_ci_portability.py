@@ -55,17 +55,21 @@ def _setup_project(tmp_path: Path) -> Path:
     return project
 
 
+# A fake `python -m venv DIR` that makes a Windows venv: DIR/Scripts/python.exe, a copy of the
+# script beside the fake python named python.venv.
+MAKE_VENV = '[ "$1 $2" = "-m venv" ] && mkdir -p "$3/Scripts" && cp "$0.venv" "$3/Scripts/python.exe"\n'
+
+
 def _run_setup(project: Path, path: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([BASH, str(project / "scripts" / "setup")], capture_output=True, text=True, timeout=60,
-                          env={"PATH": path, "TFPERF_EXTRAS": "tf", **env})
+                          check=False, env={"PATH": path, "TFPERF_EXTRAS": "tf", **env})
 
 
 @pytest.mark.parametrize("python3", [None, "exit 9009\n"], ids=["no python3", "python3 is the Store's stub"])
 def test_setup_uses_python_where_python3_does_not_run(tmp_path: Path, python3: str | None) -> None:
     project = _setup_project(tmp_path)
     log = tmp_path / "calls.log"
-    tools = {"python": f'echo "python $*" >> "{log}"\n'
-                       f'[ "$1 $2" = "-m venv" ] && mkdir -p "$3/Scripts" && cp "$0.venv" "$3/Scripts/python.exe"\n'}
+    tools = {"python": f'echo "python $*" >> "{log}"\n' + MAKE_VENV}
     if python3 is not None:
         tools["python3"] = python3
     bin_dir = _tool_dir(tmp_path, **tools)
@@ -83,8 +87,7 @@ def test_setup_takes_python_on_windows_even_beside_a_working_python3(tmp_path: P
     project = _setup_project(tmp_path)
     log = tmp_path / "calls.log"
     bin_dir = _tool_dir(tmp_path, python3=f'echo "python3 $*" >> "{log}"\n',
-                        python=f'echo "python $*" >> "{log}"\n'
-                               f'[ "$1 $2" = "-m venv" ] && mkdir -p "$3/Scripts" && cp "$0.venv" "$3/Scripts/python.exe"\n')
+                        python=f'echo "python $*" >> "{log}"\n' + MAKE_VENV)
     _fake_python(bin_dir / "python.venv", log)
     out = _run_setup(project, str(bin_dir), TFPERF_VENV=str(tmp_path / "venv"), OSTYPE="msys")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -125,7 +128,7 @@ def _env_sh(tmp_path: Path, venv: Path, prelude: str = "", path: str | None = No
     script = (f'{prelude}\n. "{SCRIPTS / "env.sh"}"\ntfperf_env tf || exit $?\n'
               'printf "PY=%s\\nPYTHONPATH=%s\\nPATH1=%s\\n" "$PY" "$PYTHONPATH" "${PATH%%:*}"\n')
     env = {"PATH": path or os.environ["PATH"], "TFPERF_VENV": str(venv), "PYTHONPATH": "/already/there"}
-    return subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    return subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=60, env=env, check=False)
 
 
 def _vars(out: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -184,11 +187,13 @@ def test_smoke_fails_when_no_case_of_the_quick_profile_measured(tmp_path: Path, 
     f = out_dir / "results" / "smoke-test" / "quick.json"
     f.parent.mkdir(parents=True)
     f.write_text(json.dumps({**doc, "results": results}), encoding="utf-8")   # what the run would have left
+    env = {**os.environ, "TFPERF_VENV": str(_smoke_venv(tmp_path)), "TFPERF_OUT": str(out_dir),
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
     out = subprocess.run([str(SCRIPTS / "smoke.sh"), "smoke-test"], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "TFPERF_VENV": str(_smoke_venv(tmp_path)), "TFPERF_OUT": str(out_dir),
-                              "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")})
+                         check=False, env=env)
     calls = (tmp_path / "tfperf.log").read_text(encoding="utf-8").splitlines()
-    assert calls[0].startswith("run --profile quick --shard 1/1") and calls[-1] == f"validate {out_dir}/results/smoke-test/quick.json"
+    assert calls[0].startswith("run --profile quick --shard 1/1")
+    assert calls[-1] == f"validate {out_dir}/results/smoke-test/quick.json"
     assert f"{len(statuses)} case(s)" in out.stdout
     assert "### Quick profile on smoke-test" in (tmp_path / "summary.md").read_text(encoding="utf-8")
     if ok:
