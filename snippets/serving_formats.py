@@ -36,7 +36,6 @@ CLASSES = 10
 def build_model() -> "keras.Model":
     """A small image classifier with batch normalisation (what the old Graph Transform
     tool's fold_batch_norms was for): about 60 MFLOP per 32x32x3 image."""
-    keras.utils.set_random_seed(0)  # identical weights for every format
     inputs = keras.Input(shape=IMAGE, name="image")
     x = inputs
     for filters in (32, 64, 128):
@@ -47,16 +46,36 @@ def build_model() -> "keras.Model":
     x = keras.layers.GlobalAveragePooling2D()(x)
     outputs = keras.layers.Dense(CLASSES, name="logits")(x)
     model = keras.Model(inputs, outputs)
-    # Trained-looking batch-norm statistics, so that folding them is not a no-op.
-    rng = np.random.default_rng(1)
-    for layer in model.layers:
-        if isinstance(layer, keras.layers.BatchNormalization):
-            gamma, beta, mean, var = layer.get_weights()
-            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape).astype("float32"),
-                               rng.normal(0, 0.1, beta.shape).astype("float32"),
-                               rng.normal(0, 0.1, mean.shape).astype("float32"),
-                               rng.uniform(0.5, 2.0, var.shape).astype("float32")])
+    set_seeded_weights(model)
     return model
+
+
+def set_seeded_weights(model: "keras.Model", seed: int = 0) -> None:
+    """Every weight drawn with numpy, so that Keras 3 and Keras 2 (tf_keras), whose own
+    initialisers draw different numbers from the same seed, build the same model:
+    Glorot-uniform kernels, small biases, and trained-looking batch-norm statistics (so
+    that folding them is not a no-op)."""
+    rng = np.random.RandomState(seed)
+    for layer in model.layers:
+        weights = layer.get_weights()
+        if not weights:
+            continue
+        if isinstance(layer, keras.layers.BatchNormalization):
+            gamma, beta, mean, var = (w.shape for w in weights)
+            layer.set_weights([rng.uniform(0.5, 1.5, gamma).astype("float32"),
+                               rng.normal(0, 0.1, beta).astype("float32"),
+                               rng.normal(0, 0.1, mean).astype("float32"),
+                               rng.uniform(0.5, 2.0, var).astype("float32")])
+            continue
+        new = []
+        for w in weights:
+            if w.ndim == 1:             # bias
+                new.append(rng.normal(0, 0.05, w.shape).astype("float32"))
+            else:                       # kernel: (..., fan_in, fan_out)
+                receptive = int(np.prod(w.shape[:-2]))
+                limit = np.sqrt(6.0 / (receptive * (w.shape[-2] + w.shape[-1])))
+                new.append(rng.uniform(-limit, limit, w.shape).astype("float32"))
+        layer.set_weights(new)
 # --8<-- [end:model]
 
 
@@ -246,18 +265,23 @@ def _interpreter_class() -> Any:
         return tf.lite
 
 
-def _setup_tflite(params: dict, xnnpack: bool) -> dict:
+def _convert_frozen(model: "keras.Model", path: str) -> None:
+    """From the frozen forward pass rather than from_keras_model: the same graph, but no
+    variables left for the converter to freeze, which for Keras 3's batch norm aborts
+    the process in TF 2.16 ("LLVM ERROR: Failed to infer result type(s)")."""
+    forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
+    frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
+    with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):
+        f.write(tf.lite.TFLiteConverter.from_concrete_functions([frozen]).convert())
+
+
+def _setup_tflite(params: dict, xnnpack: bool,
+                  convert_to: Callable[["keras.Model", str], None] = _convert_frozen) -> dict:
     model = build_model()
     path = os.path.join(_workdir(), "model.tflite")
 
     def convert() -> None:
-        # From the frozen forward pass rather than from_keras_model: the same graph, but no
-        # variables left for the converter to freeze, which for Keras 3's batch norm aborts
-        # the process in TF 2.16 ("LLVM ERROR: Failed to infer result type(s)").
-        forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
-        frozen = convert_variables_to_constants_v2(forward.get_concrete_function())
-        with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):
-            f.write(tf.lite.TFLiteConverter.from_concrete_functions([frozen]).convert())
+        convert_to(model, path)
 
     _, convert_s = _timed(convert)
     batch = int(params["batch"])
@@ -292,6 +316,37 @@ def tflite_call(interpreter, inp, out, x):
     interpreter.invoke()
     return interpreter.get_tensor(out)  # a copy: safe to keep after the next invoke()
 # --8<-- [end:tflite]
+
+
+# --8<-- [start:tflite_traps]
+# Two conversion paths that guides show and that have been reported to give a wrong
+# answer silently for Keras 3 models (NaN, or a constant): measured so that the output
+# check shows what they give today. Never a reference or a default.
+def _convert_concrete_with_trackable(model: "keras.Model", path: str) -> None:
+    """from_concrete_functions with the model as trackable_obj: the converter freezes the
+    variables itself."""
+    forward = tf.function(lambda image: model(image, training=False), input_signature=_signature())
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([forward.get_concrete_function()], model)
+    with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):
+        f.write(converter.convert())
+
+
+def _convert_saved_model_signature(model: "keras.Model", path: str) -> None:
+    """tf.saved_model.save with a serving signature, then from_saved_model."""
+    folder = os.path.join(os.path.dirname(path), "saved_model")
+    serve = tf.function(lambda image: {"logits": model(image, training=False)}, input_signature=_signature())
+    tf.saved_model.save(model, folder, signatures={"serving_default": serve})
+    with open(path, "wb") as f, contextlib.redirect_stdout(io.StringIO()):
+        f.write(tf.lite.TFLiteConverter.from_saved_model(folder).convert())
+
+
+def setup_tflite_trap_concrete(params: dict) -> dict:
+    return _setup_tflite(params, xnnpack=True, convert_to=_convert_concrete_with_trackable)
+
+
+def setup_tflite_trap_saved_model(params: dict) -> dict:
+    return _setup_tflite(params, xnnpack=True, convert_to=_convert_saved_model_signature)
+# --8<-- [end:tflite_traps]
 
 
 # --8<-- [start:onnx]
@@ -348,6 +403,8 @@ if __name__ == "__main__":
         "SavedModel signature": (saved_model_call, setup_saved_model),
         "TFLite (XNNPACK)": (tflite_call, setup_tflite),
         "TFLite (no XNNPACK)": (tflite_call, setup_tflite_plain),
+        "TFLite trap: concrete fn + model": (tflite_call, setup_tflite_trap_concrete),
+        "TFLite trap: from_saved_model": (tflite_call, setup_tflite_trap_saved_model),
         "ONNX Runtime": (onnx_call, setup_onnx),
     }
     variants: dict[str, Callable[..., Any]] = {}

@@ -1,0 +1,34 @@
+"""The output check against a NaN answer: a converter that silently returns NaN (the
+TFLite trap paths with Keras 3 models) must come out outside tolerance, and the record
+must say how much of the output is NaN, since the differences cover finite values only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tfperf.measure.outputs import compare
+
+REF = np.linspace(-0.5, 0.3, 40, dtype=np.float32).reshape(4, 10)
+
+
+def test_an_all_nan_output_is_outside_tolerance_and_says_so() -> None:
+    res = compare(np.full_like(REF, np.nan), REF, rtol=1e-4, atol=1e-4)
+    assert res["within_tolerance"] is False
+    assert res["note"] == "40 of 40 values non-finite (NaN or inf) where the other output is finite"
+
+
+def test_a_partly_nan_output_keeps_the_difference_of_its_finite_values() -> None:
+    out = REF + 0.25
+    out[0, :3] = np.nan
+    res = compare(out, REF, rtol=1e-4, atol=1e-4)
+    assert res["within_tolerance"] is False
+    assert res["max_abs_diff"] == pytest.approx(0.25, abs=1e-6)
+    assert res["note"].startswith("3 of 40 values non-finite")
+
+
+def test_nan_in_the_same_places_as_the_reference_is_no_error() -> None:
+    ref = REF.copy()
+    ref[1, 1] = np.nan
+    res = compare(ref.copy(), ref, rtol=1e-4, atol=1e-4)
+    assert res["within_tolerance"] is True and res["note"] is None
