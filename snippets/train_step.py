@@ -45,10 +45,20 @@ SIZES = {
     + [("conv", 64, 3, 1, "same")] * 10
     + [("conv", 128, 5, 2, "valid"), ("conv", 257, 3, 2, "valid"), ("conv", 64, 1, 1, "valid"),
        ("gap",), ("dense", 256, "relu"), ("dense", 128, "relu"), ("dense", 64, "relu"), ("dense", 1, "sigmoid")],
+    # The 2019 answer's own models at their sizes (Dropout left out, as above).
+    "small_2019": [("conv", 128, 40, 4, "same"), ("gap",), ("dense", 64, "relu"), ("dense", 1, "sigmoid")],
+    "medium_2019": [("conv", f, 20, 1, "valid") for f in (64, 128, 256, 256, 128, 64)]
+    + [("gap",), ("dense", 256, "relu"), ("dense", 128, "relu"), ("dense", 64, "relu"), ("dense", 1, "sigmoid")],
+    "large_2019": [("conv", 64, 400, 4, "valid"), ("conv", 128, 200, 1, "valid")]
+    + [("conv", 256, 12, 1, "same")] * 40
+    + [("conv", 512, 20, 2, "valid"), ("conv", 1028, 10, 2, "valid"), ("conv", 256, 1, 1, "valid"),
+       ("gap",), ("dense", 256, "relu"), ("dense", 128, "relu"), ("dense", 64, "relu"), ("dense", 1, "sigmoid")],
 }
 # Sequence length per data size; 2019: 140, 1400 and 14000 time steps of 30 channels, batch 32.
 # Small and medium divided by 4 like the kernels; large by 8 (3500 would take ~0.5 s a step here).
-DATA = {"small": 35, "medium": 350, "large": 1750}
+# The "_2019" sizes are the answer's own.
+DATA = {"small": 35, "medium": 350, "large": 1750,
+        "small_2019": 140, "medium_2019": 1400, "large_2019": 14000}
 
 
 def initial_weights(layers: list, channels: int = CHANNELS, seed: int = 0) -> list:

@@ -50,9 +50,30 @@ def test_every_params_combination_has_every_variant() -> None:
     by_params: dict[str, set[str]] = {}
     for c in cases:
         by_params.setdefault(c.params_id, set()).add(c.variant)
-    assert len(by_params) == 9   # 8 model/data pairs at 4 steps + small/small at 32 steps
+    # 8 scaled model/data pairs at 2 steps + small/small at 32 steps, and the 2019 answer's own
+    # sizes: small/small at 2 and 32 steps, the medium model on small data at 2 steps.
+    assert len(by_params) == 12
     assert all(len(v) == 7 for v in by_params.values())
-    assert not any("model=large" in p and "data=small" in p for p in by_params)
+    assert not any("model=large," in p and "data=small," in p for p in by_params)
+
+
+def test_the_2019_sizes_are_measured_at_two_step_counts_and_only_with_each_other() -> None:
+    """The 2019 answer's own small model on its small data at 2 and 32 steps per call, so the
+    per-step analysis separates fixed and per-step cost at the source's size; the 2019 models
+    never meet the scaled data (or the reverse), and the scaled cases are the ones they were."""
+    cases = expand(load_topic(YAML), "full", cores=2)
+    pairs = {(c.params["model"], c.params["data"], c.params["steps"]) for c in cases}
+    assert {("small_2019", "small_2019", 2), ("small_2019", "small_2019", 32)} <= pairs
+    for model, data, _ in pairs:
+        assert model.endswith("_2019") == data.endswith("_2019"), (model, data)
+    scaled = {p for p in pairs if not p[0].endswith("_2019")}
+    assert len(scaled) == 9 and ("small", "small", 32) in scaled
+    ns = _module_constants()
+    sizes, lengths = ns["SIZES"], ns["DATA"]
+    assert isinstance(sizes, dict) and isinstance(lengths, dict)
+    assert sizes["small_2019"][0] == ("conv", 128, 40, 4, "same")           # the answer's small model
+    assert (lengths["small_2019"], lengths["medium_2019"], lengths["large_2019"]) == (140, 1400, 14000)
+    assert not any(layer[0] == "dropout" for layers in sizes.values() for layer in layers)
 
 
 def test_scaled_models_fit_their_data() -> None:
@@ -60,9 +81,11 @@ def test_scaled_models_fit_their_data() -> None:
     ns = _module_constants()
     sizes, data = ns["SIZES"], ns["DATA"]
     assert isinstance(sizes, dict) and isinstance(data, dict)
+    measured = {(c.params["model"], c.params["data"]) for c in expand(load_topic(YAML), "full", cores=2)}
+    assert {m for m, _ in measured} <= set(sizes) and {d for _, d in measured} <= set(data)
     for model, layers in sizes.items():
         for dname, length in data.items():
-            if (model, dname) == ("large", "small"):
+            if (model, dname) not in measured:
                 continue
             t = length
             for layer in layers:

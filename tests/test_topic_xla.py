@@ -22,7 +22,9 @@ PAGE = ROOT / "docs" / "topics" / "xla_jit.md"
 
 def test_grid_covers_the_models_and_batches() -> None:
     cases = expand(load_topic(YAML), "full", cores=2)
-    assert {c.params["model"] for c in cases} == {"mlp", "mobilenetv3small", "efficientnetv2b0"}
+    assert {c.params["model"] for c in cases} == {"mlp", "mobilenetv3small", "efficientnetv2b0", "efficientnetv2s"}
+    # The question's own case: EfficientNetV2S (at 384 px, see the snippet) on one image only.
+    assert {c.params["batch"] for c in cases if c.params["model"] == "efficientnetv2s"} == {1}
     assert min(c.params["batch"] for c in cases) == 1 and max(c.params["batch"] for c in cases) == 64
     assert {c.variant for c in cases} == {"eager", "function", "function_no_jit", "xla"}
     quick = expand(load_topic(YAML), "quick", cores=2)
@@ -50,6 +52,18 @@ def test_no_pretrained_weights_are_requested() -> None:
     for c in calls:
         kw = {k.arg: k.value for k in c.keywords}
         assert isinstance(kw.get("weights"), ast.Constant) and kw["weights"].value is None
+
+
+def test_efficientnetv2s_is_built_at_the_questions_384_pixels() -> None:
+    tree = ast.parse(SNIPPET.read_text())
+    consts = {n.targets[0].id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+              and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Constant)}
+    assert consts["QUESTION_SIZE"] == 384
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "EfficientNetV2S"]
+    assert len(calls) == 1
+    shape = {k.arg: k.value for k in calls[0].keywords}["input_shape"]
+    assert isinstance(shape, ast.Tuple) and [ast.unparse(e) for e in shape.elts] == ["QUESTION_SIZE", "QUESTION_SIZE", "3"]
 
 
 def test_snippet_sections_are_balanced_and_used_by_the_page() -> None:
