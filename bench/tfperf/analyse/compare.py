@@ -61,6 +61,29 @@ def correct(m: Measurement) -> bool:
     return m.within_tolerance is True or (m.is_reference is True and m.within_tolerance is not False)
 
 
+# The output check's note when the output has NaN or inf where the reference has a number
+# (tfperf.measure.outputs.compare); its max abs diff then covers the finite values only.
+_NONFINITE = re.compile(r"^(\d+) of (\d+) values non-finite")
+
+
+def nonfinite(m: Measurement) -> tuple[int, int] | None:
+    """(values NaN or inf where the reference's are finite, values in all) for an output
+    outside tolerance that has such values, else None."""
+    match = _NONFINITE.match(m.output_note or "") if m.within_tolerance is False else None
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def output_error(m: Measurement) -> str | None:
+    """How far an output outside tolerance is off ("NaN or inf in all 10 values", "max abs
+    diff 0.37"), or None for an output within tolerance or not checked."""
+    if m.within_tolerance is not False:
+        return None
+    bad = nonfinite(m)
+    if bad is not None:
+        return f"NaN or inf in {'all ' + str(bad[1]) if bad[0] == bad[1] else f'{bad[0]} of {bad[1]}'} values"
+    return f"max abs diff {m.max_abs_diff:.3g}" if m.max_abs_diff is not None else m.output_note
+
+
 def exclusion_reason(m: Measurement) -> str | None:
     """Why a variant cannot be recommended, or None."""
     if m.status != "ok":
@@ -68,8 +91,8 @@ def exclusion_reason(m: Measurement) -> str | None:
     if not m.ok:
         return "no timing samples"
     if m.within_tolerance is False:
-        diff = f" (max abs diff {m.max_abs_diff:.3g})" if m.max_abs_diff is not None else ""
-        return f"output outside tolerance{diff}"
+        error = output_error(m)
+        return f"output outside tolerance ({error})" if error else "output outside tolerance"
     if not correct(m):
         return "output not checked against the reference"
     return None

@@ -21,6 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from .. import stats
+from ..analyse.compare import nonfinite
 from ..analyse.records import Measurement, params_id, settings_id
 from .context import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
@@ -222,8 +223,7 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             bad = [m for m in vms if m.within_tolerance is False]
             failed = [m for m in vms if m.status != "ok"]
             if bad:
-                diff = max((m.max_abs_diff or 0.0) for m in bad)
-                check: Any = element("span", f"outside tolerance (max abs diff {diff:.3g})", class_="tfperf-verdict tfperf-fails")
+                check: Any = element("span", _wrong_output(bad), class_="tfperf-verdict tfperf-fails")
             elif failed:
                 check = element("span", f"{failed[0].status} in {len(failed)} case(s)", class_="tfperf-nodata")
             elif all(m.within_tolerance is True or m.is_reference for m in vms):
@@ -241,6 +241,21 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
                   f"as reported by each case's setup ({h(', '.join(fields))} in the results files; a range where "
                   "the cases of one variant differ).</small></p>")
     return Markup("".join(out) + note)
+
+
+def _wrong_output(bad: list[Measurement]) -> str:
+    """The output cell of a variant outside tolerance in some cases: how far off it is.
+    An output with NaN or inf where the reference has numbers says how many values; its
+    max abs diff covers only the finite ones (0 for an all-NaN output), so it is not shown."""
+    parts = []
+    counts = [c for c in (nonfinite(m) for m in bad) if c is not None]
+    if counts:
+        k, n = sum(c[0] for c in counts), sum(c[1] for c in counts)
+        parts.append(f"NaN or inf in {'all ' + str(n) if k == n else f'{k} of {n}'} values")
+    diffs = [m.max_abs_diff for m in bad if nonfinite(m) is None and m.max_abs_diff is not None]
+    if diffs or not counts:
+        parts.append(f"outside tolerance (max abs diff {max(diffs):.3g})" if diffs else "outside tolerance")
+    return "wrong output: " + "; ".join(parts)
 
 
 # -- break-even of a slower first call ----------------------------------------------------
