@@ -4,8 +4,10 @@ Every variant's first output is checked against the reference variant under the
 scenario's baseline settings, also from another worker process (harness version 4 on:
 the output record's ``compared_with`` names the case). Before that the check ran inside
 one process, and the reference of any other settings group (oneDNN off, one thread,
-Keras 2, ...) was compared with nothing but itself. Only the scenario's baseline may be;
-this script lists the others. Exit status 1 when it lists any.
+Keras 2, ...) was compared with nothing but itself. Only the scenario's output reference
+may be (the baseline, or the reference variant that stood in for it where the baseline
+cannot run, e.g. Keras 3 before TensorFlow 2.16); this script lists the others. Exit
+status 1 when it lists any.
 
     .venv/bin/python scripts/self_compared.py                 # data/results/*/*.json
     .venv/bin/python scripts/self_compared.py FILE...
@@ -30,7 +32,10 @@ def self_compared(doc: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for r in doc.get("results", []):
         output = r.get("output") or {}
-        baseline = (r.get("interleave") or {}).get("baseline")
+        interleave = r.get("interleave") or {}
+        # The scenario's output reference: the baseline, or the reference that stood in
+        # for it when it could not run (harness 4 records which).
+        baseline = interleave.get("output_reference") or interleave.get("baseline")
         if "compared_with" in output:          # harness 4 on: the case the check used
             itself = output["compared_with"] == r.get("case_id")
         else:                                  # before: a reference's note says it

@@ -41,18 +41,25 @@ def main() -> int:
     log = os.environ.get("FAKE_WORKER_LOG")  # a file: one line per sample block, with its start and end
     die_once = os.environ.get("FAKE_WORKER_DIE_ONCE")  # a marker file: the first worker dies when idle
     noisy = os.environ.get("FAKE_WORKER_NOISY")
+    # FAKE_WORKER_UNAVAILABLE='{"flavor": "x"}': every case of that settings group is "unavailable"
+    unavailable = json.loads(os.environ.get("FAKE_WORKER_UNAVAILABLE", "null")) == job["settings"]
     rng = random.Random(os.getpid())
     while (cmd := read_command(sys.stdin)) is not None:
         kind = cmd["cmd"]
         if kind == "prepare":
             task = cmd["task"]
-            if task.get("save_reference"):
+            if task.get("save_reference") and not unavailable:
                 Path(task["save_reference"]).write_bytes(b"fake reference")
             if log:
                 with open(log + ".prepare", "a") as fh:
                     fh.write(json.dumps({"pid": os.getpid(), "id": task["id"], "settings": job["settings"],
                                          "save_reference": task.get("save_reference"),
                                          "compare_with": task.get("compare_with")}) + "\n")
+            if unavailable:
+                send({"type": "prepared", "id": task["id"], "result": {
+                    **copy.deepcopy(template), "status": "unavailable", "error": "fake: not in this TensorFlow",
+                    "timing": None, "first_call_s": None, "warmup": None, "output": None}})
+                continue
             send({"type": "prepared", "id": cmd["task"]["id"], "result": copy.deepcopy(template)})
         elif kind == "sample":
             t0 = time.monotonic()

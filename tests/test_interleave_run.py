@@ -186,3 +186,26 @@ def test_every_group_checks_its_output_against_the_baseline_settings_reference(t
         assert all(p["compare_with"] == {"path": mine[0]["save_reference"], "case_id": baseline} for p in others)
     # The reference file lived only as long as its scenario.
     assert not any(Path(p["save_reference"]).exists() for p in prepares if p["save_reference"])
+
+
+def test_when_the_baseline_cannot_run_the_next_groups_reference_stands_in(tmp_path: Path, log: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keras 3 before TensorFlow 2.16: the baseline's group is not available. The first
+    reference variant that does run saves its output, every other group compares with it,
+    and the results name it as the scenario's output reference."""
+    monkeypatch.setenv("FAKE_WORKER_UNAVAILABLE", '{"flavor": "x"}')
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y", "z"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    doc = store.load(run(opts).path)
+    prepares = [json.loads(line) for line in Path(str(log) + ".prepare").read_text().splitlines()]
+    for n in ("n=1", "n=2"):
+        mine = [p for p in prepares if f"/{n}/" in p["id"]]
+        stand_in = f"t/{n}/flavor=y/a"
+        assert [p["id"] for p in mine[:3]] == [f"t/{n}/flavor=x/a", stand_in, f"t/{n}/flavor=z/a"]
+        assert mine[1]["save_reference"] and mine[2]["compare_with"]["case_id"] == stand_in
+        assert [p["compare_with"] for p in mine if p["id"] == f"t/{n}/flavor=y/b"] == [None]   # in-process
+        assert [p["compare_with"]["case_id"] for p in mine if p["id"] == f"t/{n}/flavor=z/b"] == [stand_in]
+        ok = [r for r in doc["results"] if f"/{n}/" in r["case_id"] and r["status"] == "ok"]
+        assert {r["interleave"]["output_reference"] for r in ok} == {stand_in}

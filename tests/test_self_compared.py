@@ -42,3 +42,15 @@ def test_harness_4_records_name_the_case_they_were_compared_with() -> None:
         {**_result("t/batch=64/threads=1/call", None, base),                                 # fell back to itself
          "output": {"note": "reference", "compared_with": "t/batch=64/threads=1/call"}}]}
     assert [r["case_id"] for r in mod.self_compared(doc)] == ["t/batch=64/threads=1/call"]
+
+
+def test_the_reference_standing_in_for_an_unavailable_baseline_is_not_listed() -> None:
+    mod = _module()
+    base, stand_in = "t/b=1/keras=3/ref", "t/b=1/keras=2/ref"
+    inter = {"baseline": base, "output_reference": stand_in}
+    doc = {"results": [
+        {"case_id": stand_in, "output": {"note": "reference", "compared_with": stand_in}, "interleave": inter},
+        {"case_id": "t/b=1/eager=off/ref", "output": {"note": None, "compared_with": stand_in}, "interleave": inter},
+        {"case_id": "t/b=1/eager=on/ref", "output": {"note": "reference", "compared_with": "t/b=1/eager=on/ref"},
+         "interleave": inter}]}
+    assert [r["case_id"] for r in mod.self_compared(doc)] == ["t/b=1/eager=on/ref"]

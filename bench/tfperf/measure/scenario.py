@@ -87,6 +87,7 @@ class ScenarioRun:
         self.groups = {t.case.group_key for t in tasks}
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
         self.reference_file = Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz"  # set by run()
+        self.output_reference: Task | None = None    # whose output the other groups check against
 
     # -- workers ----------------------------------------------------------------------------
     def _worker(self, task: Task) -> WorkerHandle:
@@ -154,17 +155,19 @@ class ScenarioRun:
 
     # -- preparing --------------------------------------------------------------------------
     def _output_check(self, task: Task) -> dict[str, Any]:
-        """What the task's worker needs to check its output against the baseline settings'
-        reference: the baseline (when it is the reference variant) saves its first output
-        to a file of this scenario; the cases of the other settings groups compare with
-        that file. The baseline's own group compares in-process, as before."""
-        base = self.baseline
-        if not base.case.is_reference:
-            return {}
-        if task.id == base.id:
+        """What the task's worker needs to check its output against the scenario's output
+        reference: the baseline (the reference variant under the baseline settings), or,
+        when that could not run (Keras 3 before TensorFlow 2.16), the first reference
+        variant of another group that did. It saves its first output to a file of this
+        scenario; the cases of the other settings groups compare with that file, the
+        cases of its own group in-process, as before."""
+        ref = self.output_reference
+        if ref is None:
+            return {"save_reference": str(self.reference_file)} if task.case.is_reference else {}
+        if task.id == ref.id:
             return {"save_reference": str(self.reference_file)}
-        if task.case.group_key != base.case.group_key and base.id in self.prepared and self.reference_file.exists():
-            return {"compare_with": {"path": str(self.reference_file), "case_id": base.case.case_id}}
+        if task.case.group_key != ref.case.group_key and self.reference_file.exists():
+            return {"compare_with": {"path": str(self.reference_file), "case_id": ref.case.case_id}}
         return {}
 
     def _prepare(self, task: Task, again: bool = False) -> None:
@@ -179,6 +182,9 @@ class ScenarioRun:
                 self._gone(task, gone, "while preparing")
             return
         result = msg.get("result") or {}
+        if self.output_reference is None and result.get("status") == "ok" and task.case.is_reference \
+                and self.reference_file.exists():
+            self.output_reference = task
         if result.get("status") != "ok":
             self._fail(task, str(result.get("status") or "error"), str(result.get("error")))
             self.failed[task.id] = result
@@ -208,8 +214,10 @@ class ScenarioRun:
     def _run(self) -> Outcome:
         before = hygiene.snapshot(self.pool.pids())
         t0 = time.monotonic()
-        # The baseline first: its output is the reference every settings group checks against.
-        for task in sorted(self.tasks, key=lambda t: t.id != self.baseline.id):
+        # The baseline first: its output is the reference every settings group checks
+        # against; then the other groups' reference variants, one of which takes over
+        # when the baseline cannot run.
+        for task in sorted(self.tasks, key=lambda t: (t.id != self.baseline.id, not t.case.is_reference)):
             if task.id not in self.failed:
                 self._prepare(task)
         by_id = {t.id: t for t in self.tasks}
@@ -283,7 +291,10 @@ class ScenarioRun:
                 "samples": samples, "stopped_by": stopped_by, "rounds": idx}
 
     def _interleave(self) -> Record:
-        return {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
+        out = {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
+        if self.output_reference is not None:
+            out["output_reference"] = self.output_reference.case.case_id
+        return out
 
     def _collect(self, rounds: Rounds, stopped_by: str, by_id: dict[str, Task]) -> None:
         for task in self.tasks:

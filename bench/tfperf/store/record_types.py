@@ -154,6 +154,7 @@ class _InterleaveRequired(TypedDict):
 
 class Interleave(_InterleaveRequired, total=False):
     seed: str
+    output_reference: str
 
 
 class _ResultRequired(TypedDict):
