@@ -1,5 +1,5 @@
 """The classic findings, then and now: every figure the sources reported (quoted in
-``sources/<topic>.yaml``) beside today's verdict on the claim that tests it, from the
+``docs/sources/<topic>.yaml``) beside today's verdict on the claim that tests it, from the
 committed data, as a Markdown table (for notes and reviews; the pages show the same in
 each topic's "Do this" box).
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default=str(ROOT / "data"))
     p.add_argument("--snippets", default=str(ROOT / "snippets"))
-    p.add_argument("--sources", default=str(ROOT / "sources"))
+    p.add_argument("--sources", default=str(ROOT / "docs" / "sources"))
     p.add_argument("--runner", default=None, help="one runner only (default: all)")
     args = p.parse_args(argv)
     ds = analyse(Path(args.data) / "results", args.snippets)

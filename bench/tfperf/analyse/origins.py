@@ -1,4 +1,4 @@
-"""What the sources a topic revisits reported, read from ``sources/<topic>.yaml``.
+"""What the sources a topic revisits reported, read from ``docs/sources/<topic>.yaml``.
 
 A topic page starts from an old question or blog post (its "History" box). Its figures are
 quotes, not measurements: they live in a file of their own beside the topic's YAML, one
@@ -36,7 +36,7 @@ FIGURE_KEYS = {"claim": True, "then": True, "quote": True, "context": False}   #
 
 
 class SourcesFileError(TfperfError):
-    """A ``sources/<topic>.yaml`` file cannot be used."""
+    """A ``docs/sources/<topic>.yaml`` file cannot be used."""
 
     def __init__(self, path: str, field: str, problem: str) -> None:
         self.path, self.field, self.problem = path, field, problem

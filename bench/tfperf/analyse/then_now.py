@@ -1,4 +1,4 @@
-"""What changed since the source: a source's finding (quoted from ``sources/<topic>.yaml``,
+"""What changed since the source: a source's finding (quoted from ``docs/sources/<topic>.yaml``,
 :mod:`tfperf.analyse.origins`) beside today's verdict on the claim that tests it,
 computed from the current results ("2019: compile() made predict() 30× slower → today:
 refuted: no difference, 0.95× to 1.04× over 30 scenarios")."""

@@ -77,7 +77,7 @@ class Site:
             local.relative_to(root).as_posix() if local.is_relative_to(root) else str(local))
         return cls(root, path("TFPERF_RESULTS", "data/results"), path("TFPERF_SNIPPETS", "snippets"),
                    path("TFPERF_CACHE", "build/site-cache"), local=local, local_shown_as=shown,
-                   sources=path("TFPERF_SOURCES", "sources"),
+                   sources=path("TFPERF_SOURCES", "docs/sources"),
                    colab=colab_config(config, str(config["config_file_path"])))
 
     # -- build steps ----------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The "what changed since the source" lines of a "Do this" box: each figure a source
-reported (quoted in ``sources/<topic>.yaml``, credited with its link and licence) beside
+reported (quoted in ``docs/sources/<topic>.yaml``, credited with its link and licence) beside
 today's verdict on the claim that tests it (:func:`tfperf.analyse.then_now.then_now`)::
 
     2019, “Why does keras model predict slower after compile?” (Stack Overflow, CC BY-SA 4.0):
