@@ -8,9 +8,9 @@ Plain functions over lists of floats; no TensorFlow, no I/O.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from .errors import CaseGridError
 
@@ -26,17 +26,17 @@ from .errors import CaseGridError
 class Each:
     """A mapping whose keys are the topic's own names; every value follows ``spec``."""
 
-    spec: "Spec"
+    spec: Spec
 
 
 @dataclass(frozen=True)
 class ListOf:
     """A list whose every item follows ``spec``."""
 
-    spec: "Spec"
+    spec: Spec
 
 
-Spec = Union[None, Each, ListOf, dict[str, "Spec"]]
+Spec = None | Each | ListOf | dict[str, "Spec"]
 
 # The process fields a settings_map entry may set (cases.PROCESS_FIELDS reads them).
 PROCESS: dict[str, Spec] = {"env": None, "intra_op_threads": None, "inter_op_threads": None, "eager": None,

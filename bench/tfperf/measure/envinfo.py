@@ -22,7 +22,8 @@ ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_b
 
 
 def _cpuinfo() -> tuple[str, set[str]]:
-    model, flags = platform.processor() or platform.machine(), set()
+    model = platform.processor() or platform.machine()
+    flags: set[str] = set()
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
@@ -37,7 +38,7 @@ def _cpuinfo() -> tuple[str, set[str]]:
     if sys.platform == "darwin":
         try:
             model = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
-                                   text=True, timeout=5).stdout.strip() or model
+                                   text=True, timeout=5, check=False).stdout.strip() or model
         except (OSError, subprocess.SubprocessError):
             pass
         if platform.machine() == "arm64":
@@ -59,7 +60,8 @@ def git_commit(cwd: str | Path | None = None) -> str | None:
     if cwd is None:
         cwd = Path(__file__).resolve().parent
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5,
+                             check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
@@ -142,7 +144,8 @@ def _has_nvidia_gpu() -> bool:
 def _nvidia_smi() -> list[dict[str, Any]]:
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                              "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=10)
+                              "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=10,
+                             check=False)
     except (OSError, subprocess.SubprocessError):
         return []
     gpus = []
@@ -156,6 +159,7 @@ def _nvidia_smi() -> list[dict[str, Any]]:
 
 def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) -> dict[str, Any]:
     """Everything TensorFlow-specific, read from the imported module inside a worker."""
+    build: dict[str, Any] | None
     try:
         build = {k: (list(v) if isinstance(v, (list, tuple)) else v)
                  for k, v in dict(tf.sysconfig.get_build_info()).items()}
@@ -170,6 +174,7 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
         versions["keras"] = versions["tf_keras"] if keras_is_legacy(tf) else versions["keras3"]
     except Exception:  # noqa: BLE001 - tf.keras does not import (the group is then unavailable)
         versions["keras"] = None
+    onednn_built: bool | None
     try:  # whether this build has the oneDNN (formerly MKL) kernels at all
         from tensorflow.python.util import _pywrap_util_port
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
 PROC = Path("/proc")
@@ -81,7 +82,8 @@ def others_share(before: dict[str, Any], after: dict[str, Any], cores: int) -> f
     if elapsed <= 0:
         return None
     others = (after["_busy"] - before["_busy"]) - (after["_ours"] - before["_ours"])
-    return round(max(0.0, others) / (elapsed * max(cores, 1)), 4)
+    share: float = round(max(0.0, others) / (elapsed * max(cores, 1)), 4)
+    return share
 
 
 def public(snap: dict[str, Any]) -> dict[str, Any]:

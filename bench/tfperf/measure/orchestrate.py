@@ -14,9 +14,10 @@ from __future__ import annotations
 import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import HARNESS_VERSION, stats, store
 from ..cases import Case, Topic, discover, expand, shard
@@ -293,9 +294,9 @@ class Runner:
         self._stop = True
         raise _Interrupted(signum)
 
-    def _save(self, results: list[dict[str, Any]] = (), environments: dict[str, Any] | None = None,
-              noise: list[dict[str, Any]] = (), breakdowns: list[dict[str, Any]] = (),
-              scenarios: list[dict[str, Any]] = (), force: bool = False) -> None:
+    def _save(self, results: Sequence[dict[str, Any]] = (), environments: dict[str, Any] | None = None,
+              noise: Sequence[dict[str, Any]] = (), breakdowns: Sequence[dict[str, Any]] = (),
+              scenarios: Sequence[dict[str, Any]] = (), force: bool = False) -> None:
         store.append(self.path, runner_label=self.options.runner, profile=self.options.profile,
                      results=list(results), environments=environments, noise=list(noise),
                      breakdowns=list(breakdowns), scenarios=list(scenarios),

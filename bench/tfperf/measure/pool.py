@@ -66,7 +66,7 @@ class WorkerHandle:
     def __init__(self, python: str, process: dict[str, Any], settings: dict[str, str], runner: str,
                  memory_limit_mb: int | None) -> None:
         self.memory_limit_mb = memory_limit_mb
-        self.log: IO[bytes] = tempfile.TemporaryFile()
+        self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives with the worker, closed by kill()
         # TensorFlow's INFO log stays on: the worker records its CPU-feature message.
         env = {**os.environ, **process.get("env", {}), "PYTHONUNBUFFERED": "1"}
         pkg_root = str(Path(__file__).resolve().parents[2])

@@ -13,8 +13,8 @@ Pure Python: no processes, no TensorFlow; the orchestrator drives it.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .. import stats
 

@@ -14,7 +14,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def _stack(frame: Any) -> tuple[str, ...]:
@@ -40,7 +41,7 @@ def sample(call: Callable[[], Any], calls: int, interval: float = 0.0005) -> tup
             frame = sys._current_frames().get(target)
             now = time.perf_counter()
             if frame is not None:
-                weights[_stack(frame)] += now - last
+                weights[_stack(frame)] += now - last  # type: ignore[assignment]  # seconds: typeshed counts ints
             last = now
 
     thread = threading.Thread(target=sampler, daemon=True)

@@ -13,9 +13,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import stats
 from ..cases import Case
@@ -96,6 +97,7 @@ class ScenarioRun:
         if c.group_key in self.dead:
             self.pool.discard(c.group_key)
             raise WorkerGone("eof", self.dead[c.group_key], None)
+        eid: str | None                      # the env id of the group's worker, once known
         if new:
             try:
                 msg = handle.ready()
@@ -366,4 +368,4 @@ class ScenarioRun:
 
 
 def _finite(x: float) -> float | None:
-    return x if x == x and x not in (float("inf"), float("-inf")) else None
+    return x if x == x and x not in (float("inf"), float("-inf")) else None  # noqa: PLR0124 - x != x: NaN

@@ -9,8 +9,9 @@ TensorFlow. ``call`` must already include bringing the result to the host (see
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..budget import Budget
 from ..stats import summarize

@@ -36,14 +36,13 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, cast
 
 from ..budget import Budget
-from . import availability, envinfo
-from . import sampling
-from . import outputs
+from . import availability, envinfo, outputs, sampling
 from .outputs import to_host
 from .timing import Timing, block, prepare
 
@@ -67,7 +66,7 @@ def _apply_settings(process: dict[str, Any]) -> ModuleType:
         tf.config.threading.set_inter_op_parallelism_threads(int(process["inter_op_threads"]))
     if process.get("eager") is False:
         tf.compat.v1.disable_eager_execution()
-    return tf
+    return cast(ModuleType, tf)   # untyped package: mypy sees Any
 
 
 def _import_capturing_stderr(process: dict[str, Any]) -> tuple[ModuleType, str]:
@@ -128,7 +127,7 @@ def _release() -> None:
     try:
         import tensorflow as tf
         tf.keras.backend.clear_session()
-    except Exception:  # noqa: BLE001 - best effort between cases
+    except Exception:  # noqa: BLE001, S110 - best effort between cases
         pass
 
 
@@ -173,7 +172,7 @@ class Worker:
             res["output"] = self._check_output(case, timing)
             timing.first_output = None
             self.ready[case["id"]] = (call, timing)
-        except BaseException as exc:  # noqa: BLE001 - a failing case is a result, not a crash
+        except BaseException as exc:  # a failing case is a result, not a crash
             if isinstance(exc, KeyboardInterrupt):
                 raise
             why = availability.from_exception(exc)
@@ -295,7 +294,8 @@ def read_job(stream: Any) -> dict[str, Any]:
     line = stream.readline()
     if not line:
         raise SystemExit("worker: no job on stdin")
-    return json.loads(line)
+    job: dict[str, Any] = json.loads(line)
+    return job
 
 
 def read_command(stream: Any) -> dict[str, Any] | None:
