@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import stats
 from ..analyse import Dataset
@@ -18,20 +19,17 @@ from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
 from ..analyse.records import Measurement, settings_id
 from ..analyse.versions import release_key
+from .advice_block import block_dothis
 from .charts import ChartError, chart_specs, has_trend
-from .context import (DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance,  # noqa: F401
-                      stale_mark, verdict_badge)
+from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance, stale_mark, verdict_badge
 from .directives import Directive, DirectiveError
 from .embed import chart_html
-from .advice_block import block_dothis
 from .failures import block_failures
+from .html import Markup, admonition, element, h, join, link, percent, seconds, table, times, times_ci
 from .notebooks import packages
-from .html import (Markup, admonition, element, h, join, link, percent, seconds, table, times,
-                   times_ci)
-from .topic_blocks import EXTRA_BLOCKS
 from .per_step_block import PER_STEP_BLOCKS
+from .topic_blocks import EXTRA_BLOCKS
 from .version_blocks import VERSION_BLOCKS
-
 
 # -- block renderers ----------------------------------------------------------------------
 
@@ -64,11 +62,12 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     default = ds.default_variant(topic) or "the default"
     info = ds.topics.get(topic)
     order = info.param_values if info else None
-    kwargs = dict(view=view, x=d.options.get("x"), facet=d.options.get("facet"),
-                  default_label=ds.label(topic, default), title=d.options.get("title"), order=order,
-                  unit=ds.unit(topic), settings_order=info.settings_values if info else None)
+    kwargs: dict[str, Any] = {"view": view, "x": d.options.get("x"), "facet": d.options.get("facet"),
+                              "default_label": ds.label(topic, default), "title": d.options.get("title"),
+                              "order": order, "unit": ds.unit(topic),
+                              "settings_order": info.settings_values if info else None}
     try:
-        spec, static = chart_specs(rows, **kwargs)  # type: ignore[arg-type]
+        spec, static = chart_specs(rows, **kwargs)
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
@@ -93,11 +92,11 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     if not rows:
         return no_results(ds, f"Settings chart of {topic}")
     base = ", ".join(ds.setting_label(topic, k, v) for k, v in info.baseline_settings.items())
-    kwargs = dict(x=d.options["x"], color=d.options.get("color"), facet=d.options.get("facet"),
-                  row=d.options.get("row"), baseline_label=base, title=d.options.get("title"),
-                  settings_order=info.settings_values, param_order=info.param_values)
+    kwargs: dict[str, Any] = {"x": d.options["x"], "color": d.options.get("color"), "facet": d.options.get("facet"),
+                              "row": d.options.get("row"), "baseline_label": base, "title": d.options.get("title"),
+                              "settings_order": info.settings_values, "param_order": info.param_values}
     try:
-        spec, static = settings_chart_specs(rows, **kwargs)  # type: ignore[arg-type]
+        spec, static = settings_chart_specs(rows, **kwargs)
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
@@ -283,8 +282,9 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
     rows: list[list[Any]] = []
     last_topic = None
     for f in fs:
-        rng = "–" if f.speedup_min is None else (times(f.speedup_min) if abs(f.speedup_max - f.speedup_min) < 1e-9
-                                                 else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
+        rng = "–" if f.speedup_min is None or f.speedup_max is None else (
+            times(f.speedup_min) if abs(f.speedup_max - f.speedup_min) < 1e-9
+            else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
         has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
         n = sum(v for k, v in f.counts.items() if k != NO_DATA)
         scen = (f" (holds in {f.counts.get(stats.HOLDS, 0)}, refuted in {f.counts.get(stats.REFUTED, 0)}, "
@@ -301,6 +301,7 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
                   + provenance(ctx, ds.current))
 
 
+_ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (None: unknown)
 _RUNTIMES = (("tf2onnx", "tf2onnx"), ("onnxruntime", "ONNX Runtime"), ("ai_edge_litert", "ai-edge-litert"))
 
 
@@ -321,7 +322,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
         return no_results(ds, "Runners")
     out = []
     for label, r in sorted(ds.runners.items()):
-        env = r.latest_environment() or {}
+        env: Mapping[str, Any] = r.latest_environment() or {}
         versions = env.get("versions") or {}
         in_use = r.versions_in_use()
         isa = ", ".join(k for k, v in sorted((env.get("isa") or {}).items()) if v) or "–"
@@ -340,7 +341,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["NumPy", versions.get("numpy") or "–"],
             ["serving runtimes", ", ".join(f"{name} {' / '.join(in_use[key])}" for key, name in _RUNTIMES
                                            if in_use.get(key)) or "none recorded"],
-            ["oneDNN", {True: "on", False: "off"}.get(env.get("onednn"), "–")],
+            ["oneDNN", _ONEDNN.get(env.get("onednn"), "–")],
             ["threads (intra / inter)", f"{threads.get('intra_op') or 'default'} / {threads.get('inter_op') or 'default'}"],
             ["noise floor (max A/A)", percent(max(noise)) if noise else "no A/A pair stored"],
             ["software versions measured", ", ".join(sorted({m.version for m in ds.measurements if m.runner == label},

@@ -129,7 +129,7 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
         x = None
     elif x is None:
         numeric = [p for p in multi if all(_num(v) for v in _values(rows, f"p_{p}"))]
-        x = (numeric or multi or params or [None])[0]
+        x = next(iter(numeric or multi or params), None)
     if facet is None:
         rest = [p for p in multi if p != x]
         facet = rest[0] if rest else None
@@ -216,6 +216,7 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
     if view == "speedup":
         layers.append(alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(1)))
     layer = alt.layer(*layers).properties(width=210 if facet else 480, height=240)
+    assert isinstance(layer, alt.LayerChart)   # no layer has a facet encoding to hoist into a FacetChart
     if facet:
         fvals = _axis_values(rows, f"p_{facet}", (order or {}).get(facet))
         # Wrapped panels on one shared y scale: the same value sits at the same height in

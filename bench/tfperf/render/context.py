@@ -6,8 +6,9 @@ the modules of renderers (``blocks``, ``topic_blocks``) import it and not each o
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .. import stats
 from ..analyse import Dataset

@@ -43,7 +43,7 @@ BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "not
                "dothis", "changes", "versions", "perstep")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
-BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.M)
+BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)
 INLINE_RE = re.compile(r"\{\{\s*tfperf\.(?P<call>.*?)\s*\}\}")
 
 

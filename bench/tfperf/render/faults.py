@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import TfperfError
 
 FIELDS = ("Fault", "Happens", "Kept")
-PLACEHOLDER_RE = re.compile(r"^[ \t]*<!--\s*faults:table\s*-->[ \t]*$", re.M)
+PLACEHOLDER_RE = re.compile(r"^[ \t]*<!--\s*faults:table\s*-->[ \t]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,8 @@ def collect(root: str | Path) -> list[FaultRow]:
             missing = [f for f in FIELDS if not fields.get(f)]
             if missing:
                 raise FaultsError(f"{rel}::{name}: fault docstring lacks {', '.join(f + ':' for f in missing)}")
-            rows.append(FaultRow(*(_sentence(fields[f]) for f in FIELDS), (f"{rel}::{name}",)))
+            fault, happens, kept = (_sentence(fields[f]) for f in FIELDS)
+            rows.append(FaultRow(fault, happens, kept, (f"{rel}::{name}",)))
     for row in REFERENCED:
         for test in row.tests:
             if test not in known:

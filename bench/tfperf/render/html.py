@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 class Markup(str):

@@ -72,7 +72,8 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
         if len(ms) == 1:
             m = ms[0]
             div = ds.per_call_divisor(topic, m.params)
-            return _fig(f"{seconds(m.median / div)}{per} (95% CI {seconds(_div(m.ci_low, div))}–{seconds(_div(m.ci_high, div))})",
+            lo, hi = seconds(_div(m.ci_low, div)), seconds(_div(m.ci_high, div))
+            return _fig(f"{seconds(_div(m.median, div))}{per} (95% CI {lo}–{hi})",
                         ", ".join(filter(None, (f"runner {m.runner}", m.settings_id, m.params_id))))
         meds = sorted(m.median / ds.per_call_divisor(topic, m.params) for m in ms if m.median is not None)
         return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}{per}", f"{len(ms)} cases")
@@ -120,4 +121,4 @@ def _when(d: Directive, ds: Dataset) -> Markup:
     return Markup(f'<span class="tfperf-when" data-outcome="{h(result)}" title="{h(title)}">{body}</span>')
 
 
-__all__ = ["render_inline", "h"]
+__all__ = ["h", "render_inline"]

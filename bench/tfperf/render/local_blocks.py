@@ -9,6 +9,7 @@ Runners page's runner list (``render.site``); with no local results there is non
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import stats
@@ -30,7 +31,7 @@ def _box(v: Versus, body: Markup, anchor: str) -> Markup:
 
 
 def _intro(tm: ThisMachine, v: Versus, count: int, what: str) -> Markup:
-    env = v.here.environment or {}
+    env: Mapping[str, Any] = v.here.environment or {}
     return join(["Measured on this machine: runner label ", element("code", v.here.runner), " (",
                  env.get("cpu_model") or "CPU unknown", ", ", str(env.get("cores") or "?"), " cores), ",
                  str(count), f" {what} in ", element("code", tm.file_of(v)), ". ",
@@ -111,7 +112,7 @@ def runners_section(tm: ThisMachine, ctx: Context) -> Markup:
     """This machine's summary, after the published runners."""
     out = []
     for i, v in enumerate(tm.views):
-        env = v.here.environment or {}
+        env: Mapping[str, Any] = v.here.environment or {}
         kv = [["runner label", element("code", v.here.runner)], ["profile", v.here.profile],
               ["CPU", env.get("cpu_model") or "–"], ["cores", env.get("cores") or "–"],
               ["results", len(v.here.measurements)], ["file", element("code", tm.file_of(v))]]
@@ -122,7 +123,7 @@ def runners_section(tm: ThisMachine, ctx: Context) -> Markup:
                       + table(["published runner", "cases on both", "typical time here", "here inside their IQR",
                                "here inside their 95% CI"], rows))
         out.append(_box(v, body, f"this-machine-{i + 1}"))
-    return Markup("".join(out)) + errors(tm)
+    return Markup("".join(out) + errors(tm))
 
 
 def errors(tm: ThisMachine) -> Markup:
@@ -135,4 +136,4 @@ def errors(tm: ThisMachine) -> Markup:
         + "</div>")
 
 
-__all__ = ["CLASS", "topic_section", "runners_section"]
+__all__ = ["CLASS", "runners_section", "topic_section"]

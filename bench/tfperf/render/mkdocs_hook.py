@@ -116,4 +116,4 @@ def strip_remote_loaders(output: str) -> str:
     import re
 
     return re.sub(r'<script type="module">(?:(?!</script>).)*?cdnjs\.cloudflare\.com.*?</script>', "",
-                  output, flags=re.S)
+                  output, flags=re.DOTALL)

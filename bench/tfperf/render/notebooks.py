@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SNIPPET_MARK = re.compile(r"^\s*# --8<-- \[(start|end):[^\]]*\]\s*$\n?", re.M)
+SNIPPET_MARK = re.compile(r"^\s*# --8<-- \[(start|end):[^\]]*\]\s*$\n?", re.MULTILINE)
 HIDE_TAG = "tfperf-hide"
 
 # Imports beyond TensorFlow a snippet may make, and the pip package each needs.
@@ -21,7 +21,7 @@ EXTRA_PACKAGES = {"tf2onnx": "tf2onnx", "onnxruntime": "onnxruntime", "ai_edge_l
 
 def packages(source: str) -> list[str]:
     """The pip packages besides TensorFlow that ``source`` imports (at any indentation)."""
-    found = set(re.findall(r"^\s*(?:import|from)\s+([A-Za-z_][A-Za-z0-9_]*)", source, re.M))
+    found = set(re.findall(r"^\s*(?:import|from)\s+([A-Za-z_][A-Za-z0-9_]*)", source, re.MULTILINE))
     return sorted(EXTRA_PACKAGES[m] for m in found if m in EXTRA_PACKAGES)
 
 

@@ -11,7 +11,8 @@ YAML declares the step parameter (``per_step: {param: steps}``).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..analyse.per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
 from .context import Context, no_results, provenance, stale_mark
@@ -54,13 +55,13 @@ def _who(ctx: Context, topic: str, s: StepSeries) -> str:
     return f"{ctx.ds.label(topic, s.variant)} ({_settings(ctx, topic, s)})"
 
 
-def _order(ctx: Context, topic: str) -> Callable[[StepSeries], tuple]:
+def _order(ctx: Context, topic: str) -> Callable[[StepSeries], tuple[Any, ...]]:
     """Settings groups in the YAML's order of values, then variants in the YAML's order."""
     info = ctx.ds.topics.get(topic)
     variants = list(info.variant_labels) if info else []
     values = info.settings_values if info else {}
 
-    def key(s: StepSeries) -> tuple:
+    def key(s: StepSeries) -> tuple[Any, ...]:
         groups = tuple((k, values[k].index(v) if v in values.get(k, []) else len(values.get(k, [])), v)
                        for k, v in sorted(s.settings.items()))
         return (groups, variants.index(s.variant) if s.variant in variants else len(variants), s.variant)

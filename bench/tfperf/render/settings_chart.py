@@ -122,8 +122,8 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
     xaxis = alt.Axis(values=sorted(pos.values()), labelExpr=label_expr, grid=False, labelOverlap=False,
                      labelAngle=-45 if len(pos) > 5 else 0)
     xenc = alt.X("x_pos:Q", title=x, scale=xscale, axis=xaxis)
-    ticks = {"values": log_ticks(min(_positive(rows, ["speedup", "speedup_low", "speedup_high"])),
-                                 max(_positive(rows, ["speedup", "speedup_low", "speedup_high"])))} if ylog else {}
+    ys = _positive(rows, ["speedup", "speedup_low", "speedup_high"])
+    ticks: dict[str, Any] = {"values": log_ticks(min(ys), max(ys))} if ylog else {}
     yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks)
     y = alt.Y("speedup:Q", title=ytitle, scale=yscale, axis=yaxis)
     cenc = alt.Color("c_txt:N", title=color or "variant", scale=alt.Scale(range=PALETTE))
@@ -152,6 +152,7 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
         layers.append(alt.Chart().mark_rule(color="lightgray").encode(
             x=alt.X(datum=max(nums) + 0.5, type="quantitative", title=x, scale=xscale, axis=xaxis)))
     layer = alt.layer(*layers).properties(width=200 if facet else 420, height=200)
+    assert isinstance(layer, alt.LayerChart)   # no layer has a facet encoding to hoist into a FacetChart
     if facet or row:
         # Panels wrap (docs/assets/tfperf.js: one per row on a phone): one facet over a
         # "row = a · column = b" panel name, as many columns as the facet has values, rows

@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,10 @@ from ..analyse import Dataset, analyse
 from ..analyse.local import LOCAL_ROOT, ThisMachine, this_machine
 from ..analyse.origins import Sources, load_sources
 from ..analyse.ratios import RatioCache
-from .blocks import DATA_URL, SCHEMA_URL, SVG_URL, Context, errors_box, render_block
+from .blocks import errors_box, render_block
 from .colab import Colab, colab_config
-from .directives import BLOCK_RE, INLINE_RE, Directive, DirectiveError, parse_block, parse_inline
+from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context
+from .directives import BLOCK_RE, INLINE_RE, DirectiveError, parse_block, parse_inline
 from .embed import SvgCache
 from .html import Markup, admonition, h, link
 from .inline import render_inline
@@ -44,7 +46,7 @@ from .notebooks import snippet_notebook
 
 log = logging.getLogger("mkdocs.hooks.tfperf")
 
-FENCE_RE = re.compile(r"^(?P<fence>```+|~~~+).*?^(?P=fence)[ \t]*$", re.M | re.S)
+FENCE_RE = re.compile(r"^(?P<fence>```+|~~~+).*?^(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL)
 TOKEN_RE = re.compile(r"(?:<p>)?TFPERFSLOT(\d+)X(?:</p>)?")
 
 
@@ -67,7 +69,7 @@ class Site:
         self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
 
     @classmethod
-    def from_config(cls, config: Any) -> "Site":
+    def from_config(cls, config: Any) -> Site:
         root = Path(config["config_file_path"]).resolve().parent
         def path(var: str, default: str) -> Path:
             p = Path(os.environ.get(var, default))
@@ -92,8 +94,8 @@ class Site:
             log.info("tfperf: skipped local data: %s", e)
         self.svgs.produced.clear()
         self.slots.clear()
-        for e in self.ds.errors:
-            log.info("tfperf: skipped data: %s", e)
+        for err in self.ds.errors:
+            log.info("tfperf: skipped data: %s", err)
         claims = {t: {str(c.get("id")) for c in self.ds.claims_of(t)} for t in self.ds.topics}
         self.sources, source_errors = load_sources(self.sources_dir, claims)
         for se in source_errors:
@@ -162,7 +164,7 @@ class Site:
             return runners_section(self.this_machine, ctx)
         return Markup("")
 
-    def _render(self, fn: Any, src_uri: str, text: str, inline: bool = False) -> Markup:
+    def _render(self, fn: Callable[[], Markup], src_uri: str, text: str, inline: bool = False) -> Markup:
         try:
             return fn()
         except DirectiveError as exc:

@@ -76,18 +76,18 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
             cells: list[Any] = [name]
             noise: set[float | None] = set()
             for c in cols:
-                s = cell.get((g, *c))
-                if s is None:
+                got = cell.get((g, *c))
+                if got is None:
                     cells.append("–")
-                elif s.is_baseline:
+                elif got.is_baseline:
                     cells.append(element("em", "baseline"))
-                elif s.ratio is None:
-                    cells.append(element("span", s.problem or "no ratio", class_="tfperf-nodata"))
+                elif got.ratio is None:
+                    cells.append(element("span", got.problem or "no ratio", class_="tfperf-nodata"))
                 else:
-                    noise.add(s.noise.value if s.noise else None)
-                    cells.append(join([element("strong", times(s.ratio.point)), " ",
-                                       element("small", f"({times(s.ratio.low)}–{times(s.ratio.high)})"),
-                                       Markup("<br>"), _faster_badge(s.verdict, ""), stale_mark([s.measurement])]))
+                    noise.add(got.noise.value if got.noise else None)
+                    cells.append(join([element("strong", times(got.ratio.point)), " ",
+                                       element("small", f"({times(got.ratio.low)}–{times(got.ratio.high)})"),
+                                       Markup("<br>"), _faster_badge(got.verdict, ""), stale_mark([got.measurement])]))
             floors = sorted(n for n in noise if n is not None)
             if floors:
                 cells[0] = join([cells[0], Markup("<br>"), element(
@@ -118,13 +118,13 @@ def _faster_badge(verdict: str | None, extra: str) -> Markup:
     return element("span", text + extra, class_=f"tfperf-verdict tfperf-{cls}")
 
 
-def _param_key(params: dict[str, Any], order: dict[str, list]) -> tuple:
+def _param_key(params: dict[str, Any], order: dict[str, list[Any]]) -> tuple[Any, ...]:
     """Parameter combinations in the YAML's declared order of values."""
     return tuple((order.get(k, []).index(v) if v in order.get(k, []) else len(order.get(k, [])), str(v))
                  for k, v in sorted(params.items()))
 
 
-def _group_key(sid: str, order: dict[str, list]) -> tuple:
+def _group_key(sid: str, order: dict[str, list[Any]]) -> tuple[Any, ...]:
     """Settings groups in the YAML's declared order (numbers numerically)."""
     key = []
     for part in sid.split(","):
@@ -197,8 +197,8 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
     unit = ds.unit(topic)
     groups: dict[tuple[str, str, str], list[Measurement]] = defaultdict(list)
     for m in ms:
-        rest = {k: v for k, v in m.params.items() if k != col}
-        groups[(m.runner, m.settings_id, params_id(rest))].append(m)
+        others = {k: v for k, v in m.params.items() if k != col}
+        groups[(m.runner, m.settings_id, params_id(others))].append(m)
     variant_order = list(info.variant_labels) if info else []
     out = []
     for (runner, sid, rest), gms in sorted(groups.items()):
@@ -210,14 +210,14 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             vms = by_variant[v]
             cells: list[Any] = [ds.label(topic, v)]
             for cv in colvals:
-                m = next((x for x in vms if x.params.get(col) == cv), None) if col else vms[0]
-                if m is None:
+                at = next((x for x in vms if x.params.get(col) == cv), None) if col else vms[0]
+                if at is None:
                     cells.append("–")
-                elif not m.ok:
-                    cells.append(element("span", m.status, class_="tfperf-nodata", title=(m.error or "")[-300:]))
+                elif not at.ok or at.median is None:     # an ok result has a median
+                    cells.append(element("span", at.status, class_="tfperf-nodata", title=(at.error or "")[-300:]))
                 else:
-                    div = ds.per_call_divisor(topic, m.params)
-                    cells.append(join([seconds(m.median / div), stale_mark([m])]))
+                    div = ds.per_call_divisor(topic, at.params)
+                    cells.append(join([seconds(at.median / div), stale_mark([at])]))
             for f in fields:
                 cells.append(_spread(f, [m.metrics[f] for m in vms if f in m.metrics]))
             bad = [m for m in vms if m.within_tolerance is False]
@@ -304,8 +304,9 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
                    join([element("code", candidate), " pays off"]), "range (95% CIs)", ""], rows)
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
                           + provenance(ctx, [m for _b, ms in items for m in ms]) + "</details>"))
-    per = (f" One call is {h(ds.topics[topic].per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
-           "the break-even counts calls." if ds.unit(topic) != "call" and topic in ds.topics else "")
+    per_call = info.per_call if info else None
+    per = (f" One call is {h(per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
+           "the break-even counts calls." if per_call and unit != "call" else "")
     note = Markup("<p><small>“after N calls”: from the N-th call on, N calls of the second take no longer in total "
                   "than N calls of the first, first calls included; “never”: it is slower per call. The range uses "
                   f"the ends of the two medians' 95% confidence intervals (“never” where the worst case never pays off).{per}</small></p>")

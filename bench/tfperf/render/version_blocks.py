@@ -16,8 +16,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..analyse.version_verdicts import (FAILED, HOLDS, MIXED, NOT_AVAILABLE, NOT_MEASURED, REFUTED, UNCLEAR,
-                                        VersionCell, VersionStrip, speedup_rows, steady_text, change_text)
+from ..analyse.version_verdicts import (
+    FAILED,
+    HOLDS,
+    MIXED,
+    NOT_AVAILABLE,
+    NOT_MEASURED,
+    REFUTED,
+    UNCLEAR,
+    VersionCell,
+    VersionStrip,
+    change_text,
+    speedup_rows,
+    steady_text,
+)
 from ..analyse.versions import listing, short_labels, sort_versions
 from ..analyse.versions_table import versions_table
 from .context import SVG_URL, Context, provenance
@@ -201,13 +213,13 @@ def _scenario_details(strips: list[VersionStrip], labels: dict[str, str]) -> Mar
         for scen, per in by.items():
             tds = []
             for v in versions:
-                ch = per.get(v)
-                if ch is None:
+                got = per.get(v)
+                if got is None:
                     tds.append(element("td", "–"))
                     continue
-                word = {"holds": HOLDS, "refuted": REFUTED}.get(ch.verdict, UNCLEAR)
+                word = {"holds": HOLDS, "refuted": REFUTED}.get(got.verdict, UNCLEAR)
                 tds.append(element("td", join([element("span", SHORT[word], class_=f"tfperf-verdict tfperf-{CLASS[word]}"),
-                                               Markup("<br>"), times(ch.ratio.point) if ch.ratio else ""])))
+                                               Markup("<br>"), times(got.ratio.point) if got.ratio else ""])))
             body.append("<tr>" + element("td", s.claim_id) + element("td", s.runner) + element("td", scen)
                         + "".join(tds) + "</tr>")
     return Markup('<details class="tfperf-claim-detail"><summary>Every scenario in every release (verdict and '
@@ -270,10 +282,10 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
     intro += (f"{len(changed)} claim{'s' if len(changed) != 1 else ''} changed verdict (listed under the table)."
               if changed
               else "No verdict changed across the releases measured.")
-    out = [Markup(f"<p>{h(intro)}</p>"),
-           Markup('<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
-                  f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"),
-           Markup(f'<p class="tfperf-strip-key">{h(KEY)}. Hover a cell for the whole verdict.</p>')]
+    out: list[str] = [Markup(f"<p>{h(intro)}</p>"),
+                      Markup('<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
+                             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"),
+                      Markup(f'<p class="tfperf-strip-key">{h(KEY)}. Hover a cell for the whole verdict.</p>')]
     if changed:
         items = []
         for r in changed:

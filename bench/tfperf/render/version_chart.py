@@ -39,8 +39,8 @@ def version_chart_specs(rows: list[dict[str, Any]], versions: list[str], what: s
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
     values = [v for r in rows for v in (r["speedup"], r["speedup_low"], r["speedup_high"]) if v and v > 0]
     log = bool(values) and max(values) / min(values) > 10
-    axis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'",
-                    **({"values": log_ticks(min(values), max(values))} if log else {}))
+    ticks: dict[str, Any] = {"values": log_ticks(min(values), max(values))} if log else {}
+    axis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks)
     scale = alt.Scale(type="log") if log else alt.Scale(zero=False)
     title = [*textwrap.wrap(f"speedup of {what}", 34), "(×, above 1 is faster)"]
     x = alt.X("version:N", title="TensorFlow", sort=versions, scale=alt.Scale(domain=versions),
@@ -49,7 +49,7 @@ def version_chart_specs(rows: list[dict[str, Any]], versions: list[str], what: s
                             legend=alt.Legend(orient="bottom", columns=1, labelLimit=320) if len(scenarios) > 1
                             else None)
                   if len(scenarios) <= MAX_COLOURS else alt.value(PALETTE[0]))
-    offset = {"xOffset": alt.XOffset("scenario:N", sort=scenarios)} if len(scenarios) > 1 else {}
+    offset: dict[str, Any] = {"xOffset": alt.XOffset("scenario:N", sort=scenarios)} if len(scenarios) > 1 else {}
     tooltip = [alt.Tooltip("version:N", title="TensorFlow"), alt.Tooltip("scenario:N"),
                alt.Tooltip("speedup_txt:N", title="speedup"), alt.Tooltip("verdict:N")]
     base = alt.Chart()
