@@ -130,15 +130,15 @@ def test_the_box_sets_the_quoted_figure_beside_todays_with_credit_and_link(tmp_p
 
 
 def test_every_topic_page_has_a_sources_file_that_loads() -> None:
-    """The project's own sources/: one file per topic with a page, each figure naming a
+    """The project's own docs/sources/: one file per topic with a page, each figure naming a
     claim its topic makes (the loader checks it), each with the source's date and words."""
     topics, errors = load_topics(ROOT / "snippets")
     assert errors == []
     claims = {t: {str(c.get("id")) for c in (*info.claims, *info.settings_claims)} for t, info in topics.items()}
-    sources, errors = load_sources(ROOT / "sources", claims)
+    sources, errors = load_sources(ROOT / "docs" / "sources", claims)
     assert errors == []
     pages = {p.stem for p in (ROOT / "docs" / "topics").glob("*.md")}
-    assert pages <= set(sources), f"topic pages without sources/<topic>.yaml: {sorted(pages - set(sources))}"
+    assert pages <= set(sources), f"topic pages without docs/sources/<topic>.yaml: {sorted(pages - set(sources))}"
     for figs in sources.values():
         assert figs and all(f.quote and f.then and f.origin.date for f in figs)
 
