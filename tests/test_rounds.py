@@ -13,7 +13,7 @@ import pytest
 from typing import TYPE_CHECKING
 
 from tfperf import stats
-from tfperf.measure.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+from tfperf.measure.rounds import relative_halfwidth, AA_SUFFIX, RoundRule, Rounds, Slot, round_order
 
 if TYPE_CHECKING:
     from tfperf.analyse.claims import ClaimCheck
@@ -145,7 +145,8 @@ def test_rule_goes_on_while_the_ci_is_wide_then_stops_at_max_or_budget() -> None
     assert wide.widest() > 0.01
     assert rule.stop(wide, 1.0) is None
     assert rule.stop(wide, 61.0) is None                     # wider than publish_ci: extended
-    assert rule.stop(wide, 120.0) == "budget"                # ... for at most one more budget
+    assert rule.stop(wide, 120.0) is None                    # ... then the A/A floor, still wide
+    assert rule.stop(wide, 150.0) == "budget"                # ... for at most half a budget more
     assert rule.stop(_table(40, 0.2), 1.0) == "max_rounds"
 
 
@@ -157,7 +158,7 @@ def test_a_spent_budget_ends_the_scenario_once_every_ratio_is_publishable() -> N
     assert 0.005 < middling.widest() <= 0.05
     assert rule.stop(middling, 30.0) is None
     assert rule.stop(middling, 61.0) == "budget"
-    no_extension = RoundRule(min_rounds=10, target_rel_ci=0.01, budget_s=60, extend=0.0)
+    no_extension = RoundRule(min_rounds=10, target_rel_ci=0.01, budget_s=60, extend=0.0, aa_extend=0.0)
     assert no_extension.stop(_table(20, 0.2), 61.0) == "budget"
 
 
@@ -212,6 +213,79 @@ def test_a_slot_whose_ci_is_tight_leaves_the_rounds_and_a_wide_one_stays() -> No
     claim = RoundRule(min_rounds=10, target_rel_ci=0.02, decide=(("tight", "wide"),))
     assert claim.undecided(rounds) == [("tight", "wide")]
     assert claim.settled(rounds) == {"base" + AA_SUFFIX}
+
+
+def test_an_aa_slot_settles_on_its_noise_floor_not_on_its_ci_alone() -> None:
+    """An A/A ratio of 1.05 with a 1% CI is not a settled 2% noise floor (the last run's
+    train_step A/A slot left after 23 rounds at 1.053 +-2.5%); at 1.00 it settles."""
+    rng = random.Random(2)
+    biased, fine = Rounds(baseline="base"), Rounds(baseline="base")
+    for i in range(30):
+        base = math.exp(rng.gauss(0, 0.005))
+        for r, aa in ((biased, base / 1.05), (fine, base)):
+            r.add(i, "base", base)
+            r.add(i, "base" + AA_SUFFIX, aa * math.exp(rng.gauss(0, 0.005)))
+    biased.count = fine.count = 30
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.02)
+    assert relative_halfwidth(*biased.ratio("base", "base" + AA_SUFFIX)) < 0.02
+    assert biased.width("base" + AA_SUFFIX) == pytest.approx(0.05, abs=0.01)
+    assert rule.settled(biased) == set() and rule.stop(biased, 1.0) is None
+    assert rule.settled(fine) == {"base" + AA_SUFFIX} and rule.stop(fine, 1.0) == "ci"
+
+
+def _noisy_aa(n: int, aa_spread: float, others: tuple[str, ...] = ("a", "b", "c")) -> Rounds:
+    rng = random.Random(9)
+    r = Rounds(baseline="base")
+    for i in range(n):
+        r.add(i, "base", 1.0)
+        r.add(i, "base" + AA_SUFFIX, math.exp(rng.gauss(0, aa_spread)))
+        for name in others:
+            r.add(i, name, 0.5)
+    r.count = n
+    return r
+
+
+def test_the_noise_floor_phase_keeps_the_baseline_its_aa_slot_and_one_companion_in_turn() -> None:
+    """After budget and extension, a wide A/A floor gets rounds of its own: the baseline,
+    its A/A slot and one other slot, a different one each round."""
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.02, budget_s=10, extend=1.0, aa_extend=0.5)
+    rounds = _noisy_aa(40, 0.2)
+    assert rule.phase(5.0) == "main" and rule.phase(15.0) == "extend" and rule.phase(21.0) == "noise"
+    companions = []
+    for count in (40, 41, 42, 43):
+        rounds.count = count
+        settled = rule.settled(rounds, elapsed_s=21.0)
+        left = set(rounds.samples) - settled
+        assert {"base", "base" + AA_SUFFIX} < left and len(left) == 3
+        companions.append((left - {"base", "base" + AA_SUFFIX}).pop())
+    assert sorted(set(companions)) == ["a", "b", "c"] and companions[0] == companions[3]
+    assert rule.stop(rounds, 21.0) is None                        # floor still wide: go on
+    assert rule.stop(rounds, 25.1) == "budget"                    # half a budget more at most
+    quiet = _noisy_aa(40, 0.001)
+    assert rule.stop(quiet, 21.0) == "budget"                     # floor within publish_ci: done
+    assert RoundRule(min_rounds=10, budget_s=10, aa_extend=0.0).stop(rounds, 21.0) == "budget"
+
+
+def test_a_tightened_pair_keeps_its_slots_until_its_own_ci_is_tight() -> None:
+    """Two slots of other processes compared with each other (a negative control) can be
+    tight against the baseline and still wide against each other: they stay."""
+    rng = random.Random(4)
+    rounds = Rounds(baseline="base")
+    for i in range(30):
+        common = math.exp(rng.gauss(0, 0.15))           # both slots' block shares the baseline's
+        rounds.add(i, "base", common)
+        rounds.add(i, "base" + AA_SUFFIX, common)
+        shift = math.exp(rng.gauss(0, 0.15))            # but the two move against each other
+        rounds.add(i, "x", common * shift)
+        rounds.add(i, "y", common / shift)
+    rounds.count = 30
+    plain = RoundRule(min_rounds=10, target_rel_ci=0.1)
+    paired = RoundRule(min_rounds=10, target_rel_ci=0.1, tighten=(("x", "y"),))
+    assert {"x", "y"} <= plain.settled(rounds)
+    assert rounds.pair_width("x", "y") > 0.1 >= rounds.width("x")
+    assert {"x", "y"}.isdisjoint(paired.settled(rounds))
+    assert rounds.widest(paired.tighten) > rounds.widest()
+    assert plain.stop(rounds, 1.0) == "ci" and paired.stop(rounds, 1.0) is None
 
 
 def test_aa_noise_is_the_distance_from_one_or_the_ci_halfwidth() -> None:

@@ -124,3 +124,20 @@ def test_the_knobs_are_in_force_inside_the_worker(tmp_path: Path) -> None:
     assert envs["inter1"]["threads"]["intra_op"] == 0      # left at TensorFlow's default
     assert all(e["onednn"] is False for e in envs.values())
     assert envs["1"]["settings"] == {"threads": "1", "onednn": "0"}
+
+
+def test_the_rounds_tighten_each_control_pair_of_a_scenario() -> None:
+    """threads={cores} against the default, per oneDNN value: the orchestrator hands the
+    pairs to the round rule, so those two slots stay until their own ratio is tight."""
+    from tfperf.measure.orchestrate import Task, control_pairs
+
+    topic = load_topic(YAML)
+    cases = [c for c in expand(topic, "full", cores=2) if c.params == {"batch": 1, "model": "rnn"}]
+    tasks = [Task(c.case_id, "case", c, {}, {}) for c in cases]
+    pairs = control_pairs(topic, tasks, cores=2)
+    assert sorted(pairs) == sorted(
+        (f"cpu_threads/batch=1,model=rnn/onednn={o},threads=2/call",
+         f"cpu_threads/batch=1,model=rnn/onednn={o},threads=default/call") for o in ("0", "1", "avx2"))
+    assert control_pairs(topic, tasks, cores=None) == ()
+    # On a 4-core runner the control names threads=4; a grid without it has no pair.
+    assert control_pairs(topic, [t for t in tasks if t.case.settings["threads"] != "4"], cores=4) == ()

@@ -185,12 +185,37 @@ def claim_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...]) -> RoundRule:
+def control_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[tuple[str, str], ...]:
+    """(measured, same_as) task ids of the topic's negative controls in this scenario (see
+    analyse/controls.py, which judges them): the two slots run in different processes and
+    are compared with each other, so the rounds tighten their own ratio too. ``{cores}``
+    in a control's settings is this machine's core count (no pair when it is unknown)."""
+    pairs: list[tuple[str, str]] = []
+    index = {(t.case.variant, t.case.settings_id): t for t in tasks}
+    for control in topic.data.get("controls", []) or []:
+        want = {str(k): str(v) for k, v in (control.get("settings") or {}).items()}
+        if any("{cores}" in v for v in want.values()):
+            if cores is None:
+                continue
+            want = {k: v.replace("{cores}", str(cores)) for k, v in want.items()}
+        same_as = {str(k): str(v) for k, v in (control.get("same_as") or {}).items()}
+        for t in tasks:
+            c = t.case
+            if c.variant != str(control.get("variant")) or not _has(c.settings, want):
+                continue
+            other = index.get((c.variant, settings_id({**c.settings, **same_as})))
+            if other is not None and other.id != t.id and (t.id, other.id) not in pairs:
+                pairs.append((t.id, other.id))
+    return tuple(pairs)
+
+
+def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...],
+               tighten: tuple[tuple[str, str], ...] = ()) -> RoundRule:
     """The profile's budget read per round: ``min_samples``/``max_samples`` rounds, the
     CI target for every speedup, and ``budget_s`` per slot (what each case had alone)."""
     b = case.budget
     return RoundRule(min_rounds=b.min_samples, max_rounds=b.max_samples, target_rel_ci=b.target_rel_ci,
-                     budget_s=b.budget_s * n_slots, decide=decide, min_effect=stats.MIN_EFFECT)
+                     budget_s=b.budget_s * n_slots, decide=decide, tighten=tighten, min_effect=stats.MIN_EFFECT)
 
 
 def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
@@ -227,7 +252,8 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
             base = baseline_task(topic, tasks)
             n_slots = len(tasks) + 1
             out.append(ScenarioPlan(f"{topic.name}/{pid}", tasks, base,
-                                    round_rule(base.case, n_slots, claim_pairs(topic, tasks)),
+                                    round_rule(base.case, n_slots, claim_pairs(topic, tasks),
+                                               control_pairs(topic, tasks, envinfo.cores())),
                                     _breakdowns(topic, options, tasks, versions, stored),
                                     remeasure=len(todo) < len(tasks)))
     return Plan(out, skipped, total, stored)

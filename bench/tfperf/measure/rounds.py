@@ -75,55 +75,91 @@ class Rounds:
             return None
         return stats.paired_ratio(a, b)
 
+    @property
+    def aa(self) -> str:
+        return self.baseline + AA_SUFFIX
+
     def aa_noise(self) -> float | None:
         """The scenario's noise floor: how far the baseline's A/A ratio may lie from 1
         (the larger of its distance from 1 and its CI half-width)."""
-        r = self.ratio(self.baseline, self.baseline + AA_SUFFIX)
+        r = self.ratio(self.baseline, self.aa)
         if r is None:
             return None
         point, lo, hi = r
         return max(abs(point - 1.0), (hi - lo) / 2.0)
 
-    def widest(self) -> float:
-        """The largest relative CI half-width among the speedups over the baseline and the
-        A/A ratio: what the stopping rule tightens."""
+    def width(self, slot: str) -> float:
+        """How far the slot is from settled: its speedup's relative CI half-width over the
+        baseline; for the A/A slot its noise floor, which also counts how far the ratio
+        lies from 1 (an A/A ratio of 1.05 +-2% is not a settled 2% floor)."""
+        if slot == self.aa:
+            noise = self.aa_noise()
+            return float("inf") if noise is None else noise
+        r = self.ratio(self.baseline, slot)
+        return float("inf") if r is None else relative_halfwidth(*r)
+
+    def pair_width(self, a: str, b: str) -> float:
+        r = self.ratio(a, b)
+        return float("inf") if r is None else relative_halfwidth(*r)
+
+    def widest(self, pairs: Sequence[tuple[str, str]] = ()) -> float:
+        """The largest relative CI half-width among the speedups over the baseline, the
+        A/A noise floor and the ratios of ``pairs`` (slots compared with each other, such
+        as a topic's negative controls): what the stopping rule tightens."""
         worst = 0.0
         for slot in self.samples:
-            if slot == self.baseline:
-                continue
-            r = self.ratio(self.baseline, slot)
-            if r is None:
-                return float("inf")
-            worst = max(worst, relative_halfwidth(*r))
+            if slot != self.baseline:
+                worst = max(worst, self.width(slot))
+        for a, b in pairs:
+            if a in self.samples and b in self.samples:
+                worst = max(worst, self.pair_width(a, b))
         return worst
 
 
 @dataclass(frozen=True)
 class RoundRule:
-    """When a scenario stops taking rounds.
+    """When a scenario stops taking rounds, and which slots take them.
 
-    At least ``min_rounds``; then stop when every speedup over the baseline (and the A/A
-    ratio) has a CI half-width within ``target_rel_ci`` and no claim in ``decide`` is
-    still inconclusive; or at ``max_rounds``; or when ``budget_s`` of sampling is spent
-    (a very slow scenario still takes three rounds, within three times its budget).
+    **Main phase.** At least ``min_rounds``; then stop when every speedup over the
+    baseline, the A/A noise floor and every ratio in ``tighten`` are within
+    ``target_rel_ci`` and no claim in ``decide`` is still inconclusive; or at
+    ``max_rounds``; or when ``budget_s`` of sampling is spent (a very slow scenario still
+    takes three rounds, within three times its budget).
 
-    Spending the budget does not end a scenario whose widest ratio is still wider than
-    ``publish_ci``: it goes on for up to ``extend`` x ``budget_s`` more, and in that time
-    every ratio within ``publish_ci`` settles, so only the baseline, its A/A pair and the
-    wide slots take the extra rounds. (In the run before this rule, 7 of 42 A/A pairs of
-    16-170 ms cases ended at +-5.6-9.0%: one such call varies by 10-25% on this machine,
-    and the scenario's budget had gone to its many other slots. With ``publish_ci`` at 5%
-    the next run's published speedups had a median half-width of 3.2%, 90th percentile
-    6.3%: the extension now goes on for anything wider than 3%.)"""
+    **Extension.** Spending the budget does not end a scenario whose widest ratio is still
+    wider than ``publish_ci``: it goes on for up to ``extend`` x ``budget_s`` more, and in
+    that time every ratio within ``publish_ci`` settles, so only the baseline, its A/A
+    pair and the wide slots take the extra rounds. (In the run before this rule, 7 of 42
+    A/A pairs of 16-170 ms cases ended at +-5.6-9.0%: one such call varies by 10-25% on
+    this machine, and the scenario's budget had gone to its many other slots. With
+    ``publish_ci`` at 5% the next run's published speedups had a median half-width of
+    3.2%, 90th percentile 6.3%: the extension now goes on for anything wider than 3%.)
+
+    **Noise-floor phase.** When the extension is spent and the A/A noise floor is still
+    above ``publish_ci``, rounds go on for up to ``aa_extend`` x ``budget_s`` more with
+    the baseline, its A/A slot and one companion slot (the others in turn, so that the
+    baseline's blocks still follow other blocks, of other processes where the scenario
+    has them, as in a full round). In the run that used 3% above, 3 of 44 A/A pairs of
+    cases over 1 ms missed +-5%: two had spent the budget (24 and 53 rounds of 20-140 ms
+    calls) and one A/A slot had settled on its 2% CI while its ratio stood at 1.05; an
+    A/A round costs two of the baseline's blocks, a full round up to 25 blocks.
+
+    ``tighten`` names pairs of slots compared with each other rather than with the
+    baseline (a topic's negative controls: ``threads=2`` against the default on a 2-core
+    runner). Their slots do not settle until the pair's CI is within the target: in the
+    last run, one such pair had 47 rounds in common (its slots had settled against the
+    baseline) and ended at 0.919 [0.773, 1.017]."""
 
     min_rounds: int = 10
     max_rounds: int = 200
     target_rel_ci: float = 0.02
     budget_s: float = 30.0
     decide: tuple[tuple[str, str], ...] = ()           # (faster, slower) slot names of claims
+    tighten: tuple[tuple[str, str], ...] = ()          # slot pairs compared with each other
     min_effect: float = 0.0                             # the claims' smallest speedup that counts
     publish_ci: float = 0.03                            # widest CI half-width worth extending for
     extend: float = 1.0                                 # extra budget, in multiples of budget_s
+    aa_extend: float = 0.5                              # then, for the noise floor alone
 
     def undecided(self, rounds: Rounds) -> list[tuple[str, str]]:
         noise = rounds.aa_noise() or 0.0
@@ -134,27 +170,45 @@ class RoundRule:
                 out.append((faster, slower))
         return out
 
+    def phase(self, elapsed_s: float) -> str:
+        """"main", "extend" (budget spent) or "noise" (extension spent too)."""
+        if elapsed_s < self.budget_s:
+            return "main"
+        return "extend" if elapsed_s < self.budget_s * (1.0 + self.extend) else "noise"
+
+    def aa_open(self, rounds: Rounds) -> bool:
+        return rounds.aa in rounds.samples and rounds.width(rounds.aa) > self.publish_ci
+
     def settled(self, rounds: Rounds, elapsed_s: float = 0.0) -> set[str]:
         """Slots that need no more rounds: at least ``min_rounds`` in common with the
         baseline, a speedup CI within ``target_rel_ci`` (``publish_ci`` once the budget is
-        spent) and no undecided claim (none at all once the budget is spent: the extension
-        is for the noise floor and the wide ratios, not for effects too small to decide).
-        They leave the rounds, so the budget goes to the slots that are still wide (in a
+        spent; for the A/A slot, its noise floor), every ``tighten`` pair it is in as tight,
+        and no undecided claim (none at all once the budget is spent: the extension is for
+        the noise floor and the wide ratios, not for effects too small to decide). They
+        leave the rounds, so the budget goes to the slots that are still wide (in a
         scenario that mixes a 0.1 ms call with a 50 ms ``predict``, the slow slot no longer
         waits for rounds it does not need, nor the fast one for the slow). The baseline
-        never settles: every later ratio needs it in the same round."""
-        extending = elapsed_s >= self.budget_s
-        target = self.publish_ci if extending else self.target_rel_ci
-        open_claims = set() if extending else {name for pair in self.undecided(rounds) for name in pair}
+        never settles: every later ratio needs it in the same round. In the noise-floor
+        phase every slot but the baseline, its A/A slot and this round's companion is
+        settled."""
+        phase = self.phase(elapsed_s)
+        if phase == "noise":
+            others = sorted(s for s in rounds.samples if s not in (rounds.baseline, rounds.aa))
+            keep = {rounds.baseline, rounds.aa}
+            if others:
+                keep.add(others[rounds.count % len(others)])
+            return {s for s in rounds.samples if s not in keep}
+        target = self.publish_ci if phase == "extend" else self.target_rel_ci
+        open_claims = set() if phase == "extend" else {name for pair in self.undecided(rounds) for name in pair}
+        wide_pairs = {name for a, b in self.tighten
+                      if a in rounds.samples and b in rounds.samples and rounds.pair_width(a, b) > target
+                      for name in (a, b)}
         out = set()
         for slot in rounds.samples:
-            if slot == rounds.baseline or slot in open_claims:
+            if slot == rounds.baseline or slot in open_claims or slot in wide_pairs:
                 continue
             a, _ = rounds.paired(rounds.baseline, slot)
-            if len(a) < self.min_rounds:
-                continue
-            r = rounds.ratio(rounds.baseline, slot)
-            if r is not None and relative_halfwidth(*r) <= target:
+            if len(a) >= self.min_rounds and rounds.width(slot) <= target:
                 out.add(slot)
         return out
 
@@ -165,10 +219,12 @@ class RoundRule:
             return "max_rounds"
         if n < self.min_rounds:
             return "budget" if elapsed_s >= self.budget_s * 3 and n >= 3 else None
-        if elapsed_s >= self.budget_s * (1.0 + self.extend):
-            return "budget"
-        widest = rounds.widest()
-        if elapsed_s >= self.budget_s:
+        phase = self.phase(elapsed_s)
+        if phase == "noise":
+            spent = elapsed_s >= self.budget_s * (1.0 + self.extend + self.aa_extend)
+            return "budget" if spent or not self.aa_open(rounds) else None
+        widest = rounds.widest(self.tighten)
+        if phase == "extend":
             return "budget" if widest <= self.publish_ci else None
         if widest <= self.target_rel_ci and not self.undecided(rounds):
             return "ci"

@@ -361,7 +361,7 @@ class ScenarioRun:
             "baseline": c.case_id, "cases": [t.case.case_id for t in self.tasks],
             "rounds": rounds.count, "stopped_by": stopped_by, "seed": self.seed,
             "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
-            "workers": len(self.groups), "widest_rel_ci": _finite(rounds.widest()),
+            "workers": len(self.groups), "widest_rel_ci": _finite(rounds.widest(self.rule.tighten)),
             "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),
             "others_share": others, "loaded": flagged,
             "time": envinfo.now_iso()})
