@@ -141,3 +141,21 @@ def test_the_rounds_tighten_each_control_pair_of_a_scenario() -> None:
     assert control_pairs(topic, tasks, cores=None) == ()
     # On a 4-core runner the control names threads=4; a grid without it has no pair.
     assert control_pairs(topic, [t for t in tasks if t.case.settings["threads"] != "4"], cores=4) == ()
+
+
+def test_the_rounds_tighten_every_published_pair_once() -> None:
+    """predict_vs_call's recommendations compare with its default (predict), not with the
+    baseline (the reference): those pairs, the claims' pairs and the controls, no pair twice."""
+    from tfperf.measure.orchestrate import Task, claim_pairs, default_pairs, published_pairs
+
+    topic = load_topic(ROOT / "snippets" / "predict_vs_call.yaml")
+    cases = [c for c in expand(topic, "full", cores=2) if c.params_id == expand(topic, "full", cores=2)[0].params_id]
+    tasks = [Task(c.case_id, "case", c, {}, {}) for c in cases]
+    defaults = default_pairs(topic, tasks)
+    groups = {t.case.settings_id for t in tasks}
+    assert len(groups) == 2 and len(defaults) == len(tasks) - len(groups) and {a for a, _ in defaults} == {t.id for t in tasks if t.case.variant == "predict"}
+    pairs = published_pairs(topic, tasks, cores=2)
+    unordered = {frozenset(p) for p in pairs}
+    assert len(unordered) == len(pairs)
+    assert unordered == {frozenset(p) for p in (*claim_pairs(topic, tasks), *defaults)}
+    assert default_pairs(load_topic(YAML), tasks) == ()          # cpu_threads: default is the reference

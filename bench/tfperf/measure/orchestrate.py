@@ -209,6 +209,30 @@ def control_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[t
     return tuple(pairs)
 
 
+def default_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
+    """(default, other) task ids in each settings group, when the topic's default variant
+    (what the recommendation tables compare with) is not its reference (the baseline)."""
+    default = str(topic.data.get("default"))
+    if default == str(topic.data.get("reference")):
+        return ()
+    defaults = {t.case.settings_id: t for t in tasks if t.case.variant == default}
+    return tuple((d.id, t.id) for t in tasks
+                 if (d := defaults.get(t.case.settings_id)) is not None and d.id != t.id)
+
+
+def published_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[tuple[str, str], ...]:
+    """Every ratio between two non-baseline slots that the pages publish: the claims, the
+    recommendation tables' comparisons with the default, and the controls. The rounds
+    tighten them like the speedups over the baseline (a ratio of two slots that are each
+    within 2% of the baseline can be 3% wide: in the last run, claims and recommendations
+    had median half-widths of 3.0-3.6% in three topics)."""
+    out: list[tuple[str, str]] = []
+    for pair in (*claim_pairs(topic, tasks), *default_pairs(topic, tasks), *control_pairs(topic, tasks, cores)):
+        if pair not in out and pair[::-1] not in out:
+            out.append(pair)
+    return tuple(out)
+
+
 def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...],
                tighten: tuple[tuple[str, str], ...] = ()) -> RoundRule:
     """The profile's budget read per round: ``min_samples``/``max_samples`` rounds, the
@@ -253,7 +277,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
             n_slots = len(tasks) + 1
             out.append(ScenarioPlan(f"{topic.name}/{pid}", tasks, base,
                                     round_rule(base.case, n_slots, claim_pairs(topic, tasks),
-                                               control_pairs(topic, tasks, envinfo.cores())),
+                                               published_pairs(topic, tasks, envinfo.cores())),
                                     _breakdowns(topic, options, tasks, versions, stored),
                                     remeasure=len(todo) < len(tasks)))
     return Plan(out, skipped, total, stored)
