@@ -106,10 +106,10 @@ def _add_venv(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 
 def _optional_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Subcommands contributed by other stages (store: validate/merge; analyse: compare)."""
+    """Subcommands contributed by other stages (store: validate/merge; analyse: compare; render: notebooks)."""
     import importlib
 
-    for module in ("tfperf.store.commands", "tfperf.analyse.commands"):
+    for module in ("tfperf.store.commands", "tfperf.analyse.commands", "tfperf.render.commands"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

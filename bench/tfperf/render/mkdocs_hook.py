@@ -37,6 +37,10 @@ def on_pre_build(config: Any) -> None:
 @event_priority(100)  # before mkdocs-jupyter, so it turns the notebooks into pages
 def on_files(files: Any, config: Any) -> Any:
     assert _site is not None
+    # docs/notebooks/ holds the committed copies Colab opens (`tfperf notebooks`), not pages:
+    # the pages are the notebooks made now from the snippets, under the same addresses.
+    for f in [f for f in files if f.src_uri.startswith("notebooks/") and f.src_uri.endswith(".ipynb")]:
+        files.remove(f)
     _site.set_pages([f.src_uri for f in files])
     for src_uri in _site.notebook_files():
         files.append(File(src_uri, str(_site.gen_dir), config["site_dir"], config["use_directory_urls"]))

@@ -4,15 +4,26 @@ The notebook opens with the reader's concerns: what it is and what it needs to i
 The small timing helper it imports is written by a cell whose code is out of sight (a
 Colab form, hidden in Jupyter, and removed from the site's page by the ``tfperf-hide``
 tag, see mkdocs.yml); the snippet's own code follows, as benchmarked.
+
+The same text is the site's notebook page (made at build time, ``render/site.py``) and the
+copy committed in ``docs/notebooks/`` that the "Open in Colab" link opens (Colab reads
+notebooks from GitHub only). ``tfperf notebooks`` writes the copies and ``tfperf notebooks
+--check`` finds stale ones; so the text is a function of the snippet alone, byte for byte:
+cell ids come from the cells' content (nbformat would draw random ones), and nothing of
+the machine, the time or the jupytext version is written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
+from typing import Any
 
 SNIPPET_MARK = re.compile(r"^\s*# --8<-- \[(start|end):[^\]]*\]\s*$\n?", re.MULTILINE)
 HIDE_TAG = "tfperf-hide"
+NOTEBOOKS_DIR = "docs/notebooks"          # the committed copies, relative to the project root
+STANDALONE = "_standalone.py"             # the timing helper, beside the snippets
 
 # Imports beyond TensorFlow a snippet may make, and the pip package each needs.
 EXTRA_PACKAGES = {"tf2onnx": "tf2onnx", "onnxruntime": "onnxruntime", "ai_edge_litert": "ai-edge-litert",
@@ -55,4 +66,77 @@ def snippet_notebook(snippet: Path, title: str, standalone: Path | None = None) 
     nb.cells = cells + nb.cells
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     nb.metadata.pop("jupytext", None)
-    return str(jupytext.writes(nb, fmt="ipynb"))
+    _stable_ids(nb.cells)
+    return str(jupytext.writes(nb, fmt="ipynb")).rstrip("\n") + "\n"
+
+
+def topic_notebook(snippet: Path, title: str) -> str:
+    """The notebook of the topic whose snippet is ``snippet`` (the timing helper beside it):
+    what the site build shows and what ``tfperf notebooks`` commits."""
+    return snippet_notebook(snippet, title, snippet.with_name(STANDALONE))
+
+
+def _stable_ids(cells: list[Any]) -> None:
+    """Cell ids from each cell's type and source (unique within the notebook), so the same
+    snippet always gives the same bytes and an edit changes only the cells it touches."""
+    seen: set[str] = set()
+    for cell in cells:
+        base = hashlib.sha256(f"{cell.cell_type}\0{cell.source}".encode()).hexdigest()[:8]
+        cid, n = base, 1
+        while cid in seen:
+            n += 1
+            cid = f"{base}-{n}"
+        seen.add(cid)
+        cell["id"] = cid
+
+
+def project_notebooks(snippets_dir: Path) -> dict[str, str]:
+    """Topic -> notebook text, for every topic YAML in ``snippets_dir`` with a snippet beside
+    it (a broken YAML is its :class:`~tfperf.cases.CaseGridError`, naming file and field)."""
+    from ..cases import load_topic
+
+    out: dict[str, str] = {}
+    for yaml_path in sorted(snippets_dir.glob("*.yaml")):
+        snippet = yaml_path.with_suffix(".py")
+        if snippet.is_file():
+            topic = load_topic(yaml_path)
+            out[topic.name] = topic_notebook(snippet, topic.title)
+    return out
+
+
+def same_text(path: Path, text: str) -> bool:
+    """Whether the file at ``path`` holds ``text`` (a CRLF checkout counts as the same)."""
+    return path.is_file() and path.read_bytes().replace(b"\r\n", b"\n") == text.encode("utf-8")
+
+
+def stale_notebooks(snippets_dir: Path, out_dir: Path) -> list[str]:
+    """What is wrong with the committed notebooks in ``out_dir``, one line each (empty: all
+    up to date): a topic's notebook missing or out of date, a notebook of no topic."""
+    want = project_notebooks(snippets_dir)
+    problems = []
+    for topic, text in want.items():
+        path = out_dir / f"{topic}.ipynb"
+        if not path.is_file():
+            problems.append(f"{path}: missing (the notebook of {snippets_dir / topic}.py)")
+        elif not same_text(path, text):
+            problems.append(f"{path}: out of date with {snippets_dir / topic}.py")
+    problems += [f"{p}: no topic {p.stem!r} in {snippets_dir}" for p in sorted(out_dir.glob("*.ipynb"))
+                 if p.stem not in want]
+    return problems
+
+
+def write_notebooks(snippets_dir: Path, out_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Write every topic's notebook into ``out_dir`` and remove those of no topic. Returns
+    the files written (new or changed) and the files removed; unchanged files are not touched."""
+    want = project_notebooks(snippets_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for topic, text in want.items():
+        path = out_dir / f"{topic}.ipynb"
+        if not same_text(path, text):
+            path.write_bytes(text.encode("utf-8"))
+            written.append(path)
+    removed = [p for p in sorted(out_dir.glob("*.ipynb")) if p.stem not in want]
+    for p in removed:
+        p.unlink()
+    return written, removed
