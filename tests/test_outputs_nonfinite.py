@@ -16,6 +16,7 @@ def test_an_all_nan_output_is_outside_tolerance_and_says_so() -> None:
     res = compare(np.full_like(REF, np.nan), REF, rtol=1e-4, atol=1e-4)
     assert res["within_tolerance"] is False
     assert res["note"] == "40 of 40 values non-finite (NaN or inf) where the other output is finite"
+    assert (res["nonfinite"], res["values"]) == (40, 40)          # the same, as fields
 
 
 def test_a_partly_nan_output_keeps_the_difference_of_its_finite_values() -> None:
@@ -25,10 +26,31 @@ def test_a_partly_nan_output_keeps_the_difference_of_its_finite_values() -> None
     assert res["within_tolerance"] is False
     assert res["max_abs_diff"] == pytest.approx(0.25, abs=1e-6)
     assert res["note"].startswith("3 of 40 values non-finite")
+    assert (res["nonfinite"], res["values"]) == (3, 40)
 
 
 def test_nan_in_the_same_places_as_the_reference_is_no_error() -> None:
     ref = REF.copy()
     ref[1, 1] = np.nan
     res = compare(ref.copy(), ref, rtol=1e-4, atol=1e-4)
-    assert res["within_tolerance"] is True and res["note"] is None
+    assert res["within_tolerance"] is True and res["note"] is None and res["nonfinite"] == 0
+
+
+def test_the_analysis_reads_the_count_from_the_fields_and_from_an_older_note() -> None:
+    """compare.nonfinite: the structured fields first; a result measured before they
+    existed still has its count in the note."""
+    from dataclasses import replace
+
+    from tfperf.analyse.compare import nonfinite, output_error
+    from tfperf.analyse.records import Measurement
+
+    base = Measurement.__new__(Measurement)
+    fields = {f: None for f in Measurement.__dataclass_fields__}
+    object.__setattr__(base, "__dict__", {**fields, "within_tolerance": False, "max_abs_diff": 0.1})
+    new = replace(base, output_values=40, output_nonfinite=40, output_note="anything")
+    old = replace(base, output_note="3 of 40 values non-finite (NaN or inf) where the other output is finite")
+    finite = replace(base, output_values=40, output_nonfinite=0)
+    assert nonfinite(new) == (40, 40) and output_error(new) == "NaN or inf in all 40 values"
+    assert nonfinite(old) == (3, 40) and output_error(old) == "NaN or inf in 3 of 40 values"
+    assert nonfinite(finite) is None and output_error(finite) == "max abs diff 0.1"
+    assert nonfinite(replace(new, within_tolerance=True)) is None

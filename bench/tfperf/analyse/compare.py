@@ -63,13 +63,18 @@ def correct(m: Measurement) -> bool:
 
 # The output check's note when the output has NaN or inf where the reference has a number
 # (tfperf.measure.outputs.compare); its max abs diff then covers the finite values only.
+# Results before output.nonfinite existed say it only in this note.
 _NONFINITE = re.compile(r"^(\d+) of (\d+) values non-finite")
 
 
 def nonfinite(m: Measurement) -> tuple[int, int] | None:
     """(values NaN or inf where the reference's are finite, values in all) for an output
     outside tolerance that has such values, else None."""
-    match = _NONFINITE.match(m.output_note or "") if m.within_tolerance is False else None
+    if m.within_tolerance is not False:
+        return None
+    if m.output_nonfinite is not None and m.output_values is not None:
+        return (m.output_nonfinite, m.output_values) if m.output_nonfinite else None
+    match = _NONFINITE.match(m.output_note or "")
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 

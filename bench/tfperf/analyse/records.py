@@ -70,6 +70,8 @@ class Measurement:
     rounds: tuple[int, ...] = ()                              # the round of each sample
     interleave_baseline: str | None = None                    # case id of the interleave's baseline
     output_note: str | None = None                            # output.note (e.g. how many values are NaN)
+    output_values: int | None = None                          # output.values: how many values it has
+    output_nonfinite: int | None = None                       # output.nonfinite: of them NaN/inf, wrongly
 
     def paired_with(self, other: Measurement) -> tuple[list[float], list[float]] | None:
         """Both sample lists restricted to the rounds both have, when the two were measured
@@ -249,6 +251,8 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         max_abs_diff=output.get("max_abs_diff") if output else None,
         max_rel_diff=output.get("max_rel_diff") if output else None,
         output_note=output.get("note") if output else None,
+        output_values=output.get("values") if output else None,
+        output_nonfinite=output.get("nonfinite") if output else None,
         key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()

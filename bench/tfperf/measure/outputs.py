@@ -73,7 +73,8 @@ def compare(out: Any, ref: Any, rtol: float, atol: float) -> dict[str, Any]:
     if wrong_nonfinite:  # the differences above cover only the values finite in both
         result["note"] = (f"{wrong_nonfinite} of {total} values non-finite (NaN or inf) where the other "
                           "output is finite")
-    return {**result, "max_abs_diff": max_abs, "max_rel_diff": max_rel, "within_tolerance": ok}
+    return {**result, "max_abs_diff": max_abs, "max_rel_diff": max_rel, "within_tolerance": ok,
+            "values": total, "nonfinite": wrong_nonfinite}
 
 
 def save(out: Any, path: Path) -> None:

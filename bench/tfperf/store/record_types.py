@@ -145,6 +145,8 @@ class Output(_OutputRequired, total=False):
     atol: float
     note: str | None
     compared_with: str | None                     # the reference's case id (harness 4 on)
+    values: int | None                            # how many values the output has
+    nonfinite: int | None                         # of them NaN/inf where the reference is finite
 
 
 class _InterleaveRequired(TypedDict):
