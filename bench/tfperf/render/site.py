@@ -13,8 +13,10 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
   ``<topic>.yaml`` each, ``analyse/origins.py``): the "what changed since the source"
   lines of the "Do this" boxes.
 
-In mkdocs.yml, ``repo_url`` and ``extra.tfperf.colab_notebooks`` give the notebook pages
-their "Open in Colab" link (``render/colab.py``); without them there is none.
+The notebook pages' "Open in Colab" link opens the copy committed in ``docs/notebooks/``
+of the GitHub repository named by ``TFPERF_REPO_URL``, ``GITHUB_REPOSITORY``, mkdocs.yml's
+``repo_url`` or the ``origin`` remote (``render/colab.py``); a topic gets it only while
+that copy is its page's notebook byte for byte (``tfperf notebooks`` writes them).
 
 Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
 in ``on_page_content`` (so Markdown never touches generated HTML); inline figures the same.
@@ -42,7 +44,7 @@ from .embed import SvgCache
 from .html import Markup, admonition, h, link
 from .inline import render_inline
 from .local_blocks import runners_section, topic_section
-from .notebooks import snippet_notebook
+from .notebooks import same_text, topic_notebook
 
 log = logging.getLogger("mkdocs.hooks.tfperf")
 
@@ -64,6 +66,7 @@ class Site:
         self.svgs = SvgCache(cache / "svg")
         self.ratios = RatioCache(cache / "ratios.json")
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
+        self.colab_topics: set[str] = set()            # topics whose committed notebook is the page's
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
         self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
         self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
@@ -80,7 +83,7 @@ class Site:
         return cls(root, path("TFPERF_RESULTS", "data/results"), path("TFPERF_SNIPPETS", "snippets"),
                    path("TFPERF_CACHE", "build/site-cache"), local=local, local_shown_as=shown,
                    sources=path("TFPERF_SOURCES", "docs/sources"),
-                   colab=colab_config(config, str(config["config_file_path"])))
+                   colab=colab_config(config, str(config["config_file_path"]), env=os.environ, root=root))
 
     # -- build steps ----------------------------------------------------------------------
 
@@ -107,11 +110,32 @@ class Site:
             snippet = Path(info.yaml_path).with_suffix(".py")
             if not snippet.is_file():
                 continue
-            text = snippet_notebook(snippet, info.title, snippet.with_name("_standalone.py"))
+            text = topic_notebook(snippet, info.title)
             target = nb_dir / f"{topic}.ipynb"
-            if not target.is_file() or target.read_text(encoding="utf-8") != text:
-                target.write_text(text, encoding="utf-8")
+            if not same_text(target, text):
+                target.write_bytes(text.encode("utf-8"))
             self.notebooks[topic] = f"notebooks/{topic}/"
+        self.colab_topics = self._colab_topics()
+
+    def _colab_topics(self) -> set[str]:
+        """The topics whose Colab link opens their page's notebook: the copy committed where
+        the link points is the notebook just made, byte for byte. A stale or missing copy
+        gets no link (tests/test_notebooks_committed.py fails on it in CI)."""
+        if self.colab is None:
+            return set()
+        ok = set()
+        for topic in sorted(self.notebooks):
+            committed = self.colab.committed(self.root, topic)
+            if same_text(committed, (self.gen_dir / "notebooks" / f"{topic}.ipynb").read_text(encoding="utf-8")):
+                ok.add(topic)
+            else:
+                state = "out of date" if committed.is_file() else "missing"
+                log.info("tfperf: no Colab link for %s: %s is %s (run `tfperf notebooks`)", topic,
+                         committed.relative_to(self.root).as_posix() if committed.is_relative_to(self.root)
+                         else committed, state)
+        log.info("tfperf: Colab links open github.com/%s/%s at %s (from %s) for %d of %d notebooks",
+                 self.colab.owner, self.colab.repo, self.colab.branch, self.colab.source, len(ok), len(self.notebooks))
+        return ok
 
     def set_pages(self, src_uris: list[str]) -> None:
         self.topic_pages = {u[len("topics/"):-3] for u in src_uris if u.startswith("topics/") and u.endswith(".md")}
@@ -190,7 +214,7 @@ class Site:
     def _colab_link(self, html: str, src_uri: str) -> str:
         """A notebook page's "Open in Colab" link, under its title (when configured)."""
         m = re.fullmatch(r"notebooks/(?P<topic>[^/]+)\.ipynb", src_uri)
-        if self.colab is None or m is None or m.group("topic") not in self.notebooks:
+        if self.colab is None or m is None or m.group("topic") not in self.colab_topics:
             return html
         p = Markup('<p class="tfperf-colab">' + link(self.colab.url(m.group("topic")), "Open in Colab",
                                                        rel="noopener") + "</p>")
