@@ -92,15 +92,17 @@ def _stable_ids(cells: list[Any]) -> None:
 
 def project_notebooks(snippets_dir: Path) -> dict[str, str]:
     """Topic -> notebook text, for every topic YAML in ``snippets_dir`` with a snippet beside
-    it (a broken YAML is its :class:`~tfperf.cases.CaseGridError`, naming file and field)."""
-    from ..cases import load_topic
+    it, read as the site build reads them (a broken YAML raises its error, naming file and field)."""
+    from ..analyse.dataset import load_topics
 
+    topics, errors = load_topics(snippets_dir)
+    if errors:
+        raise errors[0]
     out: dict[str, str] = {}
-    for yaml_path in sorted(snippets_dir.glob("*.yaml")):
-        snippet = yaml_path.with_suffix(".py")
+    for name, info in sorted(topics.items()):
+        snippet = Path(info.yaml_path).with_suffix(".py")
         if snippet.is_file():
-            topic = load_topic(yaml_path)
-            out[topic.name] = topic_notebook(snippet, topic.title)
+            out[name] = topic_notebook(snippet, info.title)
     return out
 
 
