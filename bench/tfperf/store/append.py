@@ -16,18 +16,20 @@ those of ``files.dumps`` of the merged document (a test holds the two equal).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ResultsFileError
-from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, write_atomic
+from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
+from .record_types import Environment, ResultsDoc, Runner
 from .validate import short, validate
 
-Doc = dict[str, Any]
+# A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
+AnyRecord = Mapping[str, object]
 
 
 @dataclass
@@ -35,27 +37,27 @@ class _Kept:
     """What this process last wrote to one file, in the form the next append needs."""
 
     data: bytes                                   # the file's bytes as written
-    header: Doc                                   # the document without its record lists
-    records: dict[str, list[Doc]]                 # per list key, in canonical order
+    header: dict[str, object]                     # the document without its record lists
+    records: dict[str, list[AnyRecord]]           # per list key, in canonical order
     keys: dict[str, list[tuple[str, ...]]]        # their sort keys (merge.SORT_KEYS)
     lines: dict[str, list[str]]                   # their encoded lines in the file
     seen: set[str] = field(default_factory=set)   # canonical text of every record
     ok: set[tuple[Any, Any]] = field(default_factory=set)   # (case_id, key_hash) with an ok result
 
     @classmethod
-    def of(cls, doc: Doc, data: bytes) -> _Kept:
+    def of(cls, doc: ResultsDoc, data: bytes) -> _Kept:
         """From a loaded (valid, current-version) document; its lists are re-sorted the
         way ``merge_docs`` writes them, so a file in another order is normalised once."""
         kept = cls(data=data, header={k: v for k, v in doc.items() if k not in LIST_KEYS},
                    records={k: [] for k in LIST_KEYS}, keys={k: [] for k in LIST_KEYS},
                    lines={k: [] for k in LIST_KEYS})
         for kind in LIST_KEYS:
-            kept.add(kind, doc.get(kind, []))
+            kept.add(kind, records(doc, kind))
         return kept
 
-    def add(self, kind: str, records: Iterable[Doc]) -> None:
+    def add(self, kind: str, added: Iterable[AnyRecord]) -> None:
         sort_key = SORT_KEYS[kind]
-        for r in records:
+        for r in added:
             c = canonical(r)
             if f"{kind}:{c}" in self.seen:
                 continue
@@ -68,10 +70,14 @@ class _Kept:
             if kind == "results" and r.get("status") == "ok":
                 self.ok.add((r.get("case_id"), r.get("key_hash")))
 
-    def doc(self) -> Doc:
+    def runner(self) -> Runner:
+        return cast(Runner, self.header["runner"])               # from a validated document
+
+    def doc(self) -> ResultsDoc:
         """The whole document (new lists; the records themselves are shared with what
-        this process keeps, so a caller must not change them)."""
-        return {**self.header, **{k: list(v) for k, v in self.records.items()}}
+        this process keeps, so a caller must not change them). Every part was validated
+        when it came in."""
+        return cast(ResultsDoc, {**self.header, **{k: list(v) for k, v in self.records.items()}})
 
     def text(self) -> str:
         """``files.dumps(self.doc())``, joined from the kept lines instead of re-encoding
@@ -89,10 +95,15 @@ def forget() -> None:
     _kept.clear()
 
 
-def append(path: str | Path, *, runner_label: str, profile: str, results: Iterable[Doc] = (),
-           environments: dict[str, Doc] | None = None, noise: Iterable[Doc] = (),
-           breakdowns: Iterable[Doc] = (), scenarios: Iterable[Doc] = (), force: bool = False,
-           description: str | None = None, contributed_by: str | None = None) -> Doc:
+def _without_records(doc: Mapping[str, object]) -> ResultsDoc:
+    """A validated document's header (runner, profile, environments) with empty lists."""
+    return cast(ResultsDoc, {**doc, **{k: [] for k in LIST_KEYS}})
+
+
+def append(path: str | Path, *, runner_label: str, profile: str, results: Iterable[AnyRecord] = (),
+           environments: Mapping[str, Environment] | None = None, noise: Iterable[AnyRecord] = (),
+           breakdowns: Iterable[AnyRecord] = (), scenarios: Iterable[AnyRecord] = (), force: bool = False,
+           description: str | None = None, contributed_by: str | None = None) -> ResultsDoc:
     """Under the file's lock: load (or create) the file, add the records, write it back
     atomically, and return the new document.
 
@@ -100,16 +111,16 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
     ``force``; with ``force`` it is added beside the old one (history is kept). A record
     identical to one already stored is not added twice. Only the new records are
     validated when the file holds what this process last wrote there (see the module's
-    docstring)."""
+    docstring). The records may come as any mapping: they are validated here."""
     p = Path(path)
     with locked(p):
         kept = _current(p, runner_label, profile, description, contributed_by)
-        if (kept.header["runner"]["label"], kept.header["profile"]) != (runner_label, profile):
+        if (kept.runner()["label"], kept.header["profile"]) != (runner_label, profile):
             raise ResultsFileError(str(p), "runner.label",
-                                   f"file is for runner {short(kept.header['runner']['label'])}, profile "
+                                   f"file is for runner {short(kept.runner()['label'])}, profile "
                                    f"{short(kept.header['profile'])}; cannot add {short(runner_label)}, "
                                    f"{short(profile)}")
-        fresh: list[Doc] = []
+        fresh: list[AnyRecord] = []
         batch: set[str] = set()                      # identical records within this call
         new_ok: set[tuple[Any, Any]] = set()
         for r in results:
@@ -125,19 +136,20 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
             fresh.append(r)
             if r.get("status") == "ok":
                 new_ok.add(ident)
-        incoming = new_doc(runner_label, profile, description, contributed_by)
-        incoming.update(environments={**kept.header["environments"], **(environments or {})}, results=fresh,
-                        noise=list(noise), breakdowns=list(breakdowns), scenarios=list(scenarios))
+        kept_envs = cast(dict[str, Environment], kept.header["environments"])
+        incoming = cast(ResultsDoc, {**new_doc(runner_label, profile, description, contributed_by),
+                                     "environments": {**kept_envs, **(environments or {})}, "results": fresh,
+                                     "noise": list(noise), "breakdowns": list(breakdowns),
+                                     "scenarios": list(scenarios)})
         validate(incoming, f"{p} (records being added)")
         # The header (runner, environments) merged as merge_docs does; the lists are
         # placed one record at a time instead of re-sorting the whole file.
-        header = merge_docs([{**kept.header, **{k: [] for k in LIST_KEYS}},
-                             {**incoming, **{k: [] for k in LIST_KEYS}}])
+        header = merge_docs([_without_records(kept.header), _without_records(incoming)])
         key = p.resolve()
         _kept.pop(key, None)            # kept again only once the file holds it
         kept.header = {k: v for k, v in header.items() if k not in LIST_KEYS}
         for kind in LIST_KEYS:
-            kept.add(kind, incoming[kind])
+            kept.add(kind, records(incoming, kind))
         data = kept.text().encode("utf-8")
         if not kept.data:
             write_atomic(p, kept.doc(), overwrite=True)      # a new file: the full check, once

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, cast
@@ -19,11 +19,10 @@ from typing import Any, cast
 from .. import __version__
 from ..errors import ResultsFileError
 from .migrate import migrate
-from .record_types import ResultsDoc
+from .record_types import Profile, ResultsDoc, Runner
 from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
 from .validate import NonFinite, field_path, non_finite, short, validate
 
-Doc = dict[str, Any]
 LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
 
 # Limits on what a results file may be, checked before it is parsed: a file is judged
@@ -116,12 +115,13 @@ def read(path: str | Path) -> Any:
     return parse(text, str(p))
 
 
-def load(path: str | Path) -> Doc:
+def load(path: str | Path) -> ResultsDoc:
     """Read, migrate to the current schema version and validate one results file.
 
     Whatever the file holds, the only error is a ``ResultsFileError`` naming it: the
     callers (validate, merge, the site build) judge each file alone and go on with the
-    others, so no other exception may escape from here."""
+    others, so no other exception may escape from here. What passed ``validate`` is
+    typed as the ``ResultsDoc`` the schema describes."""
     try:
         doc = migrate(read(path), str(path))
         validate(doc, str(path))
@@ -132,7 +132,7 @@ def load(path: str | Path) -> Doc:
     except Exception as exc:  # hostile input must never take a build down
         raise ResultsFileError(str(path), "(file)",
                                f"could not be checked ({type(exc).__name__}: {short(str(exc), 120)})") from exc
-    return doc
+    return cast(ResultsDoc, doc)
 
 
 def find_files(root: str | Path) -> list[Path]:
@@ -149,7 +149,7 @@ def load_dir(root: str | Path) -> tuple[list[tuple[Path, ResultsDoc]], list[Resu
     bad: list[ResultsFileError] = []
     for p in find_files(root):
         try:
-            good.append((p, cast(ResultsDoc, load(p))))
+            good.append((p, load(p)))
         except ResultsFileError as exc:
             bad.append(exc)
     return good, bad
@@ -175,16 +175,17 @@ def results_path(root: str | Path, runner_label: str, profile: str) -> Path:
 
 
 def new_doc(runner_label: str, profile: str, description: str | None = None,
-            contributed_by: str | None = None) -> Doc:
+            contributed_by: str | None = None) -> ResultsDoc:
     """An empty, valid results document."""
     check_name(runner_label, "runner.label", "<new document>")
     if profile not in PROFILES:
         raise ResultsFileError("<new document>", "profile", f"{short(profile)} is not one of {', '.join(PROFILES)}")
+    runner: Runner = {"label": runner_label, "description": description, "contributed_by": contributed_by}
     return {
         "schema_version": SCHEMA_VERSION,
         "tfperf_version": __version__,
-        "runner": {"label": runner_label, "description": description, "contributed_by": contributed_by},
-        "profile": profile,
+        "runner": runner,
+        "profile": cast(Profile, profile),          # one of PROFILES: checked above
         "environments": {},
         "results": [],
         "noise": [],
@@ -202,7 +203,7 @@ def record_line(record: Any) -> str:
     return "  " + compact(record)
 
 
-def assemble(header: Doc, lines: dict[str, list[str]]) -> str:
+def assemble(header: Mapping[str, object], lines: dict[str, list[str]]) -> str:
     """The canonical text of a document from its fields other than the record lists
     (``header``) and each list's records already encoded by :func:`record_line`: sorted
     keys, one environment / record per line. ``append`` keeps encoded lines between
@@ -217,7 +218,7 @@ def assemble(header: Doc, lines: dict[str, list[str]]) -> str:
             out += [head + "[", ",\n".join(lines[key]), f" ]{end}"]
         elif key in lines:
             out.append(head + "[]" + end)
-        elif key == "environments" and value:
+        elif key == "environments" and value and isinstance(value, dict):
             items = [f"  {json.dumps(k)}: {compact(value[k])}" for k in sorted(value)]
             out += [head + "{", ",\n".join(items), f" }}{end}"]
         else:
@@ -226,7 +227,7 @@ def assemble(header: Doc, lines: dict[str, list[str]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def dumps(doc: Doc) -> str:
+def dumps(doc: Mapping[str, object]) -> str:
     """The canonical text of a document: sorted keys, one environment / record per line."""
     lists = {k: v for k, v in doc.items() if isinstance(v, list)}
     return assemble({k: v for k, v in doc.items() if k not in lists},
@@ -247,7 +248,7 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: str | Path, doc: Doc, *, overwrite: bool = False) -> bool:
+def write_atomic(path: str | Path, doc: Mapping[str, object], *, overwrite: bool = False) -> bool:
     """Validate ``doc`` and write it to ``path`` so that the file is, at every instant,
     either the old complete file or the new complete one (temp file in the same folder,
     fsync, rename, fsync the folder). An existing file with different content is refused
@@ -306,8 +307,17 @@ def _link_new(tmp: Path, path: Path, data: bytes) -> None:
         os.replace(tmp, path)
 
 
-def record_count(doc: Doc) -> dict[str, int]:
-    return {k: len(doc.get(k, [])) for k in LIST_KEYS}
+def records(doc: ResultsDoc, kind: str) -> Sequence[Mapping[str, object]]:
+    """One record list of a document by its name (one of ``LIST_KEYS``; absent: empty), for
+    code that treats every kind of record alike (merging, appending, counting)."""
+    lists: dict[str, Sequence[Mapping[str, object]]] = {
+        "results": doc.get("results", []), "noise": doc.get("noise", []),
+        "breakdowns": doc.get("breakdowns", []), "scenarios": doc.get("scenarios", [])}
+    return lists[kind]
+
+
+def record_count(doc: ResultsDoc) -> dict[str, int]:
+    return {k: len(records(doc, k)) for k in LIST_KEYS}
 
 
 def iter_paths(paths: Iterable[str | Path]) -> list[Path]:

@@ -14,12 +14,12 @@ from anyone else that adds or changes such a file (or a file claiming such a lab
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from .files import records
 from .merge import SORT_KEYS, MergeError, canonical, merge_docs
-
-Doc = dict[str, Any]
+from .record_types import ResultsDoc
 
 BOT_PREFIXES: tuple[str, ...] = ("gha-", "selfhosted-")   # hosted runners; the GPU runner's default label
 
@@ -49,12 +49,12 @@ class Finding:
         return out
 
 
-def _ids(records: list[Doc], kind: str) -> list[str]:
+def _ids(found: Sequence[Mapping[str, object]], kind: str) -> list[str]:
     key = "id" if kind == "scenarios" else "case_id"
-    return sorted({str(r.get(key)) for r in records})
+    return sorted({str(r.get(key)) for r in found})
 
 
-def removals(path: str, base: Doc | None, pr: Doc | None) -> Finding:
+def removals(path: str, base: ResultsDoc | None, pr: ResultsDoc | None) -> Finding:
     """Compare one file on the base branch (``None``: the pull request adds it) with the same
     file in the pull request (``None``: the pull request deletes it). Both are loaded
     (migrated, validated) documents."""
@@ -63,7 +63,7 @@ def removals(path: str, base: Doc | None, pr: Doc | None) -> Finding:
         return finding
     if pr is None:
         finding.other.append("the pull request deletes this results file")
-        finding.removed_cases = _ids(base.get("results", []), "results")
+        finding.removed_cases = _ids(records(base, "results"), "results")
         return finding
     try:
         merged = merge_docs([base, pr])
@@ -72,10 +72,10 @@ def removals(path: str, base: Doc | None, pr: Doc | None) -> Finding:
         return finding
     if canonical(merged) == canonical(merge_docs([pr])):
         return finding
-    kept = {kind: {canonical(r) for r in pr.get(kind, [])} for kind in SORT_KEYS}
+    kept = {kind: {canonical(r) for r in records(pr, kind)} for kind in SORT_KEYS}
     cases: set[str] = set()
     for kind in ("results", "noise", "breakdowns"):
-        cases |= set(_ids([r for r in base.get(kind, []) if canonical(r) not in kept[kind]], kind))
+        cases |= set(_ids([r for r in records(base, kind) if canonical(r) not in kept[kind]], kind))
     finding.removed_cases = sorted(cases)
     finding.removed_scenarios = _ids([r for r in base.get("scenarios", []) if canonical(r) not in kept["scenarios"]],
                                      "scenarios")
@@ -94,7 +94,7 @@ def reserved_label(label: str) -> bool:
     return any(label.startswith(p) for p in BOT_PREFIXES)
 
 
-def label_problems(path: str, runner_dir: str, doc: Doc | None) -> list[str]:
+def label_problems(path: str, runner_dir: str, doc: ResultsDoc | None) -> list[str]:
     """Why a file written by someone other than the bot may not touch this runner: its folder
     or its ``runner.label`` is reserved."""
     labels = {runner_dir}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -19,29 +20,30 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def key_hash(key: dict[str, Any]) -> str:
+def key_hash(key: Mapping[str, object]) -> str:
     """16 hex digits identifying a result's complete key (snippet hash, harness
     version, TensorFlow and Keras versions, settings, runner)."""
     return _digest(key)
 
 
-def env_id(env: dict[str, Any]) -> str:
+def env_id(env: Mapping[str, object]) -> str:
     """16 hex digits identifying an environment record, ignoring when it was taken."""
     return _digest({k: v for k, v in env.items() if k != "time"})
 
 
-def params_id(params: dict[str, Any]) -> str:
+def params_id(params: Mapping[str, object]) -> str:
     """"batch=1,model=tiny": the parameters sorted by name, booleans lower-case; "" for
     none (as the stored case ids of such a topic read: "<topic>//<settings>/<variant>")."""
     return ",".join(f"{k}={_fmt(v)}" for k, v in sorted(params.items()))
 
 
-def settings_id(settings: dict[str, Any]) -> str:
+def settings_id(settings: Mapping[str, object]) -> str:
     """"keras=3,threads=1": the process settings sorted by name; "default" for none."""
     return ",".join(f"{k}={v}" for k, v in sorted(settings.items())) or "default"
 
 
-def case_id(topic: str, params: dict[str, Any], settings: dict[str, Any], variant: str, aa: bool = False) -> str:
+def case_id(topic: str, params: Mapping[str, object], settings: Mapping[str, object], variant: str,
+            aa: bool = False) -> str:
     """"<topic>/<params_id>/<settings_id>/<variant>", with "#aa" for the second
     measurement of an A/A noise pair."""
     return f"{topic}/{params_id(params)}/{settings_id(settings)}/{variant}" + ("#aa" if aa else "")

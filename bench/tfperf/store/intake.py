@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import ResultsFileError, TfperfError
 from .files import iter_paths, load, results_path, write_atomic
 from .lock import locked
 from .merge import merge_docs, record_ids
-
-Doc = dict[str, Any]
+from .record_types import ResultsDoc
 
 
 @dataclass
@@ -46,7 +44,7 @@ def merge_into(data_root: str | Path, incoming_paths: Iterable[str | Path]) -> M
     """Validate every incoming file (folders are searched for ``*.json``) and merge the
     valid ones into the results files under ``data_root``, creating them as needed."""
     report = MergeReport()
-    groups: dict[tuple[str, str], list[tuple[Path, Doc]]] = {}
+    groups: dict[tuple[str, str], list[tuple[Path, ResultsDoc]]] = {}
     for src in sorted(set(iter_paths(incoming_paths)), key=str):
         try:
             doc = load(src)

@@ -10,14 +10,17 @@ merge(A, B) == merge(B, A) and merge(merge(A, B), B) == merge(A, B).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from .. import __version__
 from ..errors import TfperfError
+from .files import records
+from .record_types import Environment, ResultsDoc, Runner
 from .schema import SCHEMA_VERSION
 
-Doc = dict[str, Any]
+# Any record of a results file's lists, where every kind is handled alike.
+R = TypeVar("R", bound=Mapping[str, object])
 
 
 class MergeError(TfperfError):
@@ -29,7 +32,7 @@ def canonical(record: Any) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _without_time(env: dict[str, Any]) -> str:
+def _without_time(env: Environment) -> str:
     """An environment record's identity apart from when it was seen."""
     return canonical({k: v for k, v in env.items() if k != "time"})
 
@@ -38,7 +41,7 @@ def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-SORT_KEYS: dict[str, Callable[[Doc], tuple[str, ...]]] = {
+SORT_KEYS: dict[str, Callable[[Mapping[str, object]], tuple[str, ...]]] = {
     "results": lambda r: (_s(r.get("case_id")), _s(r.get("finished_at")), _s(r.get("key_hash")), canonical(r)),
     "noise": lambda r: (_s(r.get("case_id")), _s(r.get("time")), canonical(r)),
     "breakdowns": lambda r: (_s(r.get("case_id")), _s(r.get("key_hash")), canonical(r)),
@@ -46,16 +49,16 @@ SORT_KEYS: dict[str, Callable[[Doc], tuple[str, ...]]] = {
 }
 
 
-def union(records: Iterable[Doc], kind: str) -> list[Doc]:
+def union(records: Iterable[R], kind: str) -> list[R]:
     """Distinct records in their canonical order."""
-    by_id: dict[str, Doc] = {}
+    by_id: dict[str, R] = {}
     for r in records:
         by_id.setdefault(canonical(r), r)
     return sorted(by_id.values(), key=SORT_KEYS[kind])
 
 
-def _merge_environments(docs: list[Doc]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _merge_environments(docs: list[ResultsDoc]) -> dict[str, Environment]:
+    out: dict[str, Environment] = {}
     for doc in docs:
         for eid, env in doc.get("environments", {}).items():
             old = out.get(eid)
@@ -69,17 +72,19 @@ def _merge_environments(docs: list[Doc]) -> dict[str, Any]:
     return {k: out[k] for k in sorted(out)}
 
 
-def _runner(docs: list[Doc]) -> dict[str, Any]:
-    label = docs[0]["runner"]["label"]
-    runner: dict[str, Any] = {"label": label}
-    for fld in ("description", "contributed_by"):
-        # When files disagree the greatest value wins: an order-independent choice.
-        values = [d["runner"].get(fld) for d in docs if d["runner"].get(fld) is not None]
-        runner[fld] = max(values) if values else None
-    return runner
+def _greatest(values: Iterable[str | None]) -> str | None:
+    """When files disagree the greatest value wins: an order-independent choice."""
+    given = [v for v in values if v is not None]
+    return max(given) if given else None
 
 
-def merge_docs(docs: Iterable[Doc]) -> Doc:
+def _runner(docs: list[ResultsDoc]) -> Runner:
+    return {"label": docs[0]["runner"]["label"],
+            "description": _greatest(d["runner"].get("description") for d in docs),
+            "contributed_by": _greatest(d["runner"].get("contributed_by") for d in docs)}
+
+
+def merge_docs(docs: Iterable[ResultsDoc]) -> ResultsDoc:
     """One document holding every record of ``docs`` (valid, current-version documents of
     the same runner label and profile). Never drops a record."""
     docs = list(docs)
@@ -96,13 +101,16 @@ def merge_docs(docs: Iterable[Doc]) -> Doc:
         "runner": _runner(docs),
         "profile": profiles[0],
         "environments": _merge_environments(docs),
-        **{kind: union((r for d in docs for r in d.get(kind, [])), kind) for kind in SORT_KEYS},
+        "results": union((r for d in docs for r in d.get("results", [])), "results"),
+        "noise": union((r for d in docs for r in d.get("noise", [])), "noise"),
+        "breakdowns": union((r for d in docs for r in d.get("breakdowns", [])), "breakdowns"),
+        "scenarios": union((r for d in docs for r in d.get("scenarios", [])), "scenarios"),
     }
 
 
-def record_ids(doc: Doc) -> set[str]:
+def record_ids(doc: ResultsDoc) -> set[str]:
     """Identities of everything a document contributes (for duplicate detection)."""
     ids = {f"env:{eid}" for eid in doc.get("environments", {})}
     for kind in SORT_KEYS:
-        ids |= {f"{kind}:{canonical(r)}" for r in doc.get(kind, [])}
+        ids |= {f"{kind}:{canonical(r)}" for r in records(doc, kind)}
     return ids

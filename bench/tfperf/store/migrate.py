@@ -8,22 +8,24 @@ older version in tests/fixtures/results/ that must keep loading.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import cast
 
 from ..errors import ResultsFileError
 from .schema import SCHEMA_VERSION
 
-Doc = dict[str, Any]
-Migration = Callable[[Doc], Doc]
+# A document of any version, before validation: a JSON object whose values are not known yet.
+JsonObject = dict[str, object]
+Migration = Callable[[JsonObject], JsonObject]
 
-def _to_2(doc: Doc) -> Doc:
+def _to_2(doc: JsonObject) -> JsonObject:
     """Version 2 measures the cases of a scenario side by side and records the interleave
     of each result and the round of each sample. Version-1 results were measured alone,
     one case after another: they get ``interleave: null`` (their speedups stay ratios of
     medians), their A/A records stay as they were, and the file gets an empty
     ``scenarios`` list. Nothing is dropped."""
-    for r in doc.get("results") or []:
+    # Not a list: the loop fails as it always did, and ``migrate`` names the file.
+    for r in cast("list[object]", doc.get("results") or []):
         if isinstance(r, dict):
             r.setdefault("interleave", None)
     doc.setdefault("scenarios", [])
@@ -41,7 +43,7 @@ def oldest_readable() -> int:
     return version
 
 
-def check_version(doc: Doc, path: str) -> int:
+def check_version(doc: Mapping[str, object], path: str) -> int:
     """The document's schema version, if this tfperf can read it (possibly after migration)."""
     if "schema_version" not in doc:
         raise ResultsFileError(path, "schema_version", "missing (required): is this a tfperf results file?")
@@ -59,7 +61,7 @@ def check_version(doc: Doc, path: str) -> int:
     return version
 
 
-def migrate(doc: Doc, path: str = "<document>") -> Doc:
+def migrate(doc: object, path: str = "<document>") -> JsonObject:
     """``doc`` brought up to SCHEMA_VERSION: ``doc`` itself when already current, else a
     migrated copy (the input is never changed)."""
     if not isinstance(doc, dict):

@@ -16,6 +16,7 @@ Scalar = str | int | float | bool                     # a parameter's value
 Status = Literal["ok", "error", "timeout", "crashed", "unavailable"]
 StoppedBy = Literal["ci", "budget", "max_samples", "max_rounds", "no_rounds"]     # one case's samples
 ScenarioStoppedBy = Literal["ci", "budget", "max_rounds", "no_rounds"]            # one scenario's rounds
+Profile = Literal["quick", "full", "history"]                                     # schema.PROFILES
 
 
 # -- environment ---------------------------------------------------------------------------
@@ -287,7 +288,7 @@ class Runner(_RunnerRequired, total=False):
 class _ResultsDocRequired(TypedDict):
     schema_version: Literal[2]
     runner: Runner
-    profile: Literal["quick", "full", "history"]
+    profile: Profile
     environments: dict[str, Environment]
     results: list[Result]
     noise: list[Noise]

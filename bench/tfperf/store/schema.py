@@ -6,11 +6,11 @@ import json
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 # The version this tfperf writes. Older files are migrated up to it (see migrate.py);
 # newer files are refused with a message telling the user to upgrade.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Final = 2
 
 # history: the smallest grid that decides each claim, run once per TensorFlow version (tfperf run --tf).
 PROFILES = ("quick", "full", "history")

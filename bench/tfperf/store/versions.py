@@ -9,6 +9,7 @@ version would be lost without a word: ``tfperf merge`` warns, naming both versio
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
@@ -36,7 +37,7 @@ def newer_than_this(version: Any, this: str = __version__) -> bool:
     return theirs is not None and ours is not None and theirs > ours
 
 
-def newer_warning(path: str, doc: dict[str, Any], this: str = __version__) -> str | None:
+def newer_warning(path: str, doc: Mapping[str, object], this: str = __version__) -> str | None:
     """One line for ``tfperf merge`` about a file written by a newer tfperf than ``this``,
     else None."""
     theirs = doc.get("tfperf_version")
