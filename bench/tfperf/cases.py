@@ -13,7 +13,7 @@ import itertools
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,9 @@ import yaml
 from .budget import Budget
 from .errors import CaseGridError
 from .store import ids
+from .store.record_types import Scalar
 from .store.schema import NAME_RULE, PROFILES, is_name
-from .topic_schema import check_keys, check_references
+from .topic_schema import Claim, Variant, check_keys, check_references
 
 # Budgets per profile; a topic may override any field under profiles.<name>.budget.
 DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
@@ -54,7 +55,7 @@ PROCESS_FIELDS = {"env", "intra_op_threads", "inter_op_threads", "eager", "cpus"
 class Case:
     topic: str
     variant: str
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     settings: dict[str, str]          # setting name -> value, as declared ({"keras": "3"})
     process: dict[str, Any]           # resolved process settings (see BUILTIN_SETTINGS)
     snippet: str                      # path of the snippet file
@@ -67,7 +68,6 @@ class Case:
     budget: Budget
     snippet_hash: str
     aa: bool = False                  # the second measurement of an A/A noise pair
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def params_id(self) -> str:
@@ -97,15 +97,15 @@ class Topic:
     title: str
     path: Path                         # the YAML file
     snippet: Path
-    data: dict[str, Any]
+    data: dict[str, Any]               # the YAML as read: keys checked (topic_schema), values read where used
     snippet_hash: str
 
     @property
-    def claims(self) -> list[dict[str, Any]]:
+    def claims(self) -> list[Claim]:
         return list(self.data.get("claims", []))
 
     @property
-    def variants(self) -> dict[str, dict[str, Any]]:
+    def variants(self) -> dict[str, Variant]:
         return dict(self.data["variants"])
 
 

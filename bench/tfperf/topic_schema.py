@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .errors import CaseGridError
 
@@ -65,6 +65,42 @@ CONTROL: dict[str, Spec] = {"id": None, "text": None, "variant": None, "settings
 # A cProfile run beside the timings (measure/orchestrate.py _breakdowns).
 BREAKDOWN: dict[str, Spec] = {"variant": None, "params": None, "settings": None, "calls": None,
                               "profiles": None}
+
+class Claim(TypedDict, total=False):
+    """A claim as a topic states it (``claims:``, ``settings_claims:``; keys: :data:`CLAIM`,
+    :data:`SETTINGS_CLAIM`). Loading checks that ``id``, ``faster`` and ``slower`` are there
+    and name declared variants, and that the scopes name the grid's parameters and settings;
+    the analysis reads every key with ``.get``."""
+
+    id: str
+    text: str
+    faster: str
+    slower: str
+    where: dict[str, object]              # parameter or setting -> a value or a list of values
+    min_effect: float
+    compare: str                          # one of COMPARE
+    faster_settings: dict[str, object]    # a settings claim's two groups
+    slower_settings: dict[str, object]
+    _per_step: str                        # set by the analysis: analyse.per_step.PARAM_KEY
+
+
+class Variant(TypedDict, total=False):
+    """One of a topic's ``variants:`` (``fn`` is required; keys: :data:`TOPIC`)."""
+
+    fn: str
+    setup: str
+    label: str
+
+
+class Control(TypedDict, total=False):
+    """Settings pairs that must measure the same (``controls:``; keys: :data:`CONTROL`)."""
+
+    id: str
+    text: str
+    variant: str
+    settings: dict[str, object]
+    same_as: dict[str, object]
+
 
 TOPIC: dict[str, Spec] = {
     "topic": None, "title": None, "snippet": None, "setup": None,

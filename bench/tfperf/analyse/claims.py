@@ -11,11 +11,11 @@ cost apart (:mod:`tfperf.analyse.per_step`)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import stats
+from ..topic_schema import Claim, Control
 from .compare import Scenario, exclusion_reason, scenarios
 from .controls import controls_for
 from .controls import index as control_index
@@ -48,7 +48,7 @@ class ClaimCheck:
 
 @dataclass
 class ClaimResult:
-    claim: dict[str, Any]
+    claim: Claim
     checks: list[ClaimCheck]
     by_runner: dict[str, str] = field(default_factory=dict)
 
@@ -198,7 +198,7 @@ def runner_verdict(verdicts: list[str]) -> str:
     return stats.INCONCLUSIVE
 
 
-def _result(claim: dict[str, Any], checks: list[ClaimCheck]) -> ClaimResult:
+def _result(claim: Claim, checks: list[ClaimCheck]) -> ClaimResult:
     """The claim's checks with each runner's verdict over its scenarios."""
     per_runner: dict[str, list[str]] = defaultdict(list)
     for ch in checks:
@@ -211,7 +211,7 @@ def _failed(*sides: Measurement) -> tuple[Measurement, ...]:
     return tuple(m for m in sides if m.status != "ok")
 
 
-def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, winner: Measurement,
+def _check(claim: Claim, sc: Scenario, r: Ratio, nf: NoiseFloor, winner: Measurement,
            winner_name: str) -> ClaimCheck:
     """A claim's verdict in one scenario, with the smallest effect it could have detected.
     The margin is the larger of the noise floor and the claim's minimum effect
@@ -229,7 +229,7 @@ def _check(claim: dict[str, Any], sc: Scenario, r: Ratio, nf: NoiseFloor, winner
                       wrong_output=wrong)
 
 
-def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise],
+def check_claim(claim: Claim, scs: Iterable[Scenario], noise: list[Noise],
                 cache: RatioCache) -> ClaimResult:
     if is_per_step(claim):
         return _result(claim, _per_step_checks(claim, scs, noise))
@@ -252,7 +252,7 @@ def check_claim(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Nois
     return _result(claim, checks)
 
 
-def _per_step_checks(claim: dict[str, Any], scs: Iterable[Scenario], noise: list[Noise]) -> list[ClaimCheck]:
+def _per_step_checks(claim: Claim, scs: Iterable[Scenario], noise: list[Noise]) -> list[ClaimCheck]:
     """``compare: per_step``: per scenario apart from the step count (the topic's
     ``per_step`` parameter), the claim judged on the two variants' cost per step
     (:func:`tfperf.analyse.per_step.per_step_ratio`) instead of per call, so that a call's
@@ -283,17 +283,17 @@ def _per_step_checks(claim: dict[str, Any], scs: Iterable[Scenario], noise: list
     return checks
 
 
-def is_settings_claim(claim: dict[str, Any]) -> bool:
+def is_settings_claim(claim: Claim) -> bool:
     return "faster_settings" in claim or "slower_settings" in claim
 
 
-def _has(settings: dict[str, str], want: dict[str, Any]) -> bool:
+def _has(settings: dict[str, str], want: Mapping[str, object]) -> bool:
     return all(str(settings.get(k)) == str(v) for k, v in want.items())
 
 
-def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measurement], topic: str,
+def check_settings_claim(claim: Claim, measurements: Iterable[Measurement], topic: str,
                          noise: list[Noise], cache: RatioCache,
-                         controls: tuple[dict[str, Any], ...] = ()) -> ClaimResult:
+                         controls: tuple[Control, ...] = ()) -> ClaimResult:
     """A claim between two settings groups. A scenario is a runner, the parameters and the
     settings the claim does not set; ``where`` may name parameters and those settings.
     The noise floor is the larger of the two groups' floors. When one of the topic's
@@ -332,9 +332,9 @@ def check_settings_claim(claim: dict[str, Any], measurements: Iterable[Measureme
     return _result(claim, checks)
 
 
-def check_any_claim(claim: dict[str, Any], measurements: list[Measurement], topic: str,
+def check_any_claim(claim: Claim, measurements: list[Measurement], topic: str,
                     noise: list[Noise], cache: RatioCache,
-                    controls: tuple[dict[str, Any], ...] = ()) -> ClaimResult:
+                    controls: tuple[Control, ...] = ()) -> ClaimResult:
     if is_settings_claim(claim):
         return check_settings_claim(claim, measurements, topic, noise, cache, controls)
     return check_claim(claim, scenarios(measurements, topic), noise, cache)

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from .. import stats
+from ..topic_schema import Control
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
@@ -70,7 +70,7 @@ def _resolve(settings: dict[str, str], m: Measurement) -> dict[str, str] | None:
     return out
 
 
-def controls_for(m: Measurement, controls: Iterable[dict[str, Any]], by: Index, noise: list[Noise],
+def controls_for(m: Measurement, controls: Iterable[Control], by: Index, noise: list[Noise],
                  cache: RatioCache) -> list[ControlResult]:
     """The controls measured in ``m``'s scenario: the same runner and parameters, and the
     same values as ``m`` for every setting the control does not name."""

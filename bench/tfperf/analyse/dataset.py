@@ -6,14 +6,15 @@ tables the renderer draws (it never computes statistics itself).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import CaseGridError, ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
+from ..topic_schema import Claim, Control
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
@@ -63,10 +64,20 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
     return topics, errors
 
 
-def _settings_fields(data: dict[str, Any], path: str) -> dict[str, Any]:
+class _SettingsFields(TypedDict):
+    """The ``TopicInfo`` fields read from a topic's settings sections."""
+
+    baseline_settings: dict[str, str]
+    settings_labels: dict[str, dict[str, str]]
+    settings_claims: tuple[Claim, ...]
+    controls: tuple[Control, ...]
+    per_call: dict[str, str] | None
+
+
+def _settings_fields(data: Mapping[str, object], path: str) -> _SettingsFields:
     """baseline_settings, settings_claims, settings_labels and per_call of a topic YAML,
     checked (a mistake names the file and the field)."""
-    def mapping(name: str) -> dict[str, Any]:
+    def mapping(name: str) -> dict[object, object]:
         v = data.get(name) or {}
         if not isinstance(v, dict):
             raise CaseGridError(path, name, "must be a mapping")
@@ -104,7 +115,7 @@ def _settings_fields(data: dict[str, Any], path: str) -> dict[str, Any]:
     return {"baseline_settings": baseline, "settings_labels": labels, "settings_claims": tuple(claims),
             "controls": tuple(controls),
             "per_call": {"divide_by": str(per_call["divide_by"]), "unit": str(per_call.get("unit") or "unit")}
-            if per_call else None}
+            if isinstance(per_call, dict) and per_call else None}     # else None (or refused above)
 
 
 @dataclass
@@ -147,12 +158,12 @@ class Dataset:
         info = self.topics.get(topic)
         return info.variant_labels.get(variant, variant) if info else variant
 
-    def claims_of(self, topic: str) -> list[dict[str, Any]]:
+    def claims_of(self, topic: str) -> list[Claim]:
         """The topic's claims: between variants, then between settings groups."""
         info = self.topics.get(topic)
         return [*info.claims, *info.settings_claims] if info else []
 
-    def claim(self, topic: str, claim_id: str) -> dict[str, Any] | None:
+    def claim(self, topic: str, claim_id: str) -> Claim | None:
         return next((c for c in self.claims_of(topic) if str(c.get("id")) == claim_id), None)
 
     # -- tables ---------------------------------------------------------------------------
@@ -256,7 +267,7 @@ class Dataset:
                     out.append((m, view))
         return out
 
-    def setting_label(self, topic: str, name: str, value: str) -> str:
+    def setting_label(self, topic: str, name: str, value: object) -> str:
         info = self.topics.get(topic)
         return info.setting_label(name, value) if info else f"{name}={value}"
 

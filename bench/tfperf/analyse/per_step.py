@@ -23,17 +23,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from .. import stats
+from ..topic_schema import Claim
 from .compare import Scenario
 from .ratios import Ratio
 from .records import Measurement, params_id
 
 PER_STEP = "per_step"          # a claim's ``compare:`` value: judge it on the cost per step
-PARAM_KEY = "_per_step"        # set on such a claim when its topic is loaded: the step parameter
+PARAM_KEY: Final = "_per_step"       # set on such a claim when its topic is loaded: the step parameter
 N_BOOT = 2000
 SEED = 0
 MIN_PAIRED = 6                 # common rounds needed to resample two results jointly (as ratios.py)
@@ -292,7 +293,7 @@ def _apart(g: StepGroup) -> float:
     return max(times) - min(times) if times else 0.0
 
 
-def with_step_param(claim: dict[str, Any], param: str | None) -> dict[str, Any]:
+def with_step_param(claim: Claim, param: str | None) -> Claim:
     """The claim as the analysis reads it: a ``compare: per_step`` claim carries the
     topic's step parameter under :data:`PARAM_KEY` (``topic_schema`` makes sure there is one)."""
     if claim.get("compare") == PER_STEP and param:

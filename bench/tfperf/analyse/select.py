@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import HARNESS_VERSION
+from ..topic_schema import Claim, Control
 from .records import Measurement
 from .versions import HISTORY_PROFILE, release_key
 
@@ -26,15 +27,15 @@ class TopicInfo:
     snippet_hash: str
     default: str
     reference: str
-    claims: tuple[dict[str, Any], ...]
+    claims: tuple[Claim, ...]
     variant_labels: dict[str, str]
     yaml_path: str
     param_values: dict[str, list[Any]] = field(default_factory=dict)   # declared order, all profiles
     # Comparisons between process settings (e.g. cpu_threads): the group every other group
     # is compared with, the claims that compare groups, and how to name a setting's values.
     baseline_settings: dict[str, str] = field(default_factory=dict)
-    settings_claims: tuple[dict[str, Any], ...] = ()
-    controls: tuple[dict[str, Any], ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
+    settings_claims: tuple[Claim, ...] = ()
+    controls: tuple[Control, ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     settings_values: dict[str, list[str]] = field(default_factory=dict)  # declared order, all profiles
     # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
@@ -42,7 +43,7 @@ class TopicInfo:
     # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/per_step.py).
     per_step: str | None = None
 
-    def setting_label(self, name: str, value: str) -> str:
+    def setting_label(self, name: str, value: object) -> str:
         """The YAML's `settings_labels` text for one value ("*" is a template), else name=value."""
         labels = self.settings_labels.get(name) or {}
         if str(value) in labels:

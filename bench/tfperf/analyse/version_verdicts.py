@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..topic_schema import Claim, Control
 from .claims import NO_DATA, ClaimCheck, check_any_claim, verdict_words
 from .compare import Scenario
 from .ratios import RatioCache
@@ -82,7 +83,7 @@ class Change:
 @dataclass
 class VersionStrip:
     topic: str
-    claim: dict[str, Any]
+    claim: Claim
     runner: str
     cells: list[VersionCell]                  # every release measured on this runner for the topic, in order
     scenarios: tuple[str, ...]                # the scenarios judged in every release, as labels
@@ -193,8 +194,8 @@ def _scenario_id(ch: ClaimCheck) -> str:
     return f"{settings_id(ch.scenario.settings)} {params_id(ch.scenario.params)}"
 
 
-def version_strips(claim: dict[str, Any], measurements: Iterable[Measurement], topic: str, noise: list[Noise],
-                   cache: RatioCache, controls: tuple[dict[str, Any], ...] = ()) -> list[VersionStrip]:
+def version_strips(claim: Claim, measurements: Iterable[Measurement], topic: str, noise: list[Noise],
+                   cache: RatioCache, controls: tuple[Control, ...] = ()) -> list[VersionStrip]:
     """Per runner measured with two or more releases: the claim's verdict in each release,
     over the scenarios measured with at least two. ``measurements``: one per (runner,
     case, release), any status (``select.per_version``)."""

@@ -21,11 +21,12 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from .. import stats
 from ..errors import TfperfError
 from ..store.record_types import Environment, ResultsDoc
+from ..topic_schema import Claim, Control
 from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
 from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .noise import NoiseFloor, noise_floor
@@ -132,8 +133,8 @@ def _verdict_over(checks: Iterable[ClaimCheck], runner: str, keys: set[tuple[str
                            if c.scenario.runner == runner and (keys is None or c.scenario.key[1:] in keys)])
 
 
-def claim_versus(topic: str, claim: dict[str, Any], here: Side, others: list[Side],
-                 cache: RatioCache, controls: tuple[dict[str, Any], ...] = ()) -> ClaimVersus:
+def claim_versus(topic: str, claim: Claim, here: Side, others: list[Side],
+                 cache: RatioCache, controls: tuple[Control, ...] = ()) -> ClaimVersus:
     """A claim between variants or between settings groups, here and on each runner over
     the scenarios measured here."""
     res = check_any_claim(claim, here.measurements, topic, here.noise, cache, controls)
@@ -315,7 +316,7 @@ def compare_files(here_path: str | Path, published_root: str | Path, snippets_di
 
     topics, topic_errors = load_topics(snippets_dir)
     here_path = Path(here_path)
-    doc = cast(ResultsDoc, load(here_path))          # load validated it against the schema the type mirrors
+    doc = load(here_path)
     wanted_topics = set(topics_only)
     if wanted_topics:
         known = {r["topic"] for r in doc["results"]} | set(topics)

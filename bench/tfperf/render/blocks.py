@@ -209,9 +209,8 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
                       _power(ch), ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
         if scen_rows:
             if is_settings_claim(cr.claim):
-                faster, slower = (", ".join(ds.setting_label(topic, k, v)
-                                            for k, v in (cr.claim.get(side) or {}).items())
-                                  for side in ("faster_settings", "slower_settings"))
+                faster, slower = (", ".join(ds.setting_label(topic, k, v) for k, v in (scope or {}).items())
+                                  for scope in (cr.claim.get("faster_settings"), cr.claim.get("slower_settings")))
             else:
                 faster, slower = (ds.label(topic, str(cr.claim.get("faster"))),
                                   ds.label(topic, str(cr.claim.get("slower"))))

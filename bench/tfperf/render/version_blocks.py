@@ -32,6 +32,7 @@ from ..analyse.version_verdicts import (
 )
 from ..analyse.versions import listing, short_labels, sort_versions
 from ..analyse.versions_table import versions_table
+from ..topic_schema import Claim
 from .context import SVG_URL, Context, provenance
 from .directives import Directive
 from .embed import chart_html
@@ -114,11 +115,11 @@ def _verdict_line(strip: VersionStrip, labels: dict[str, str]) -> Markup:
     return Markup('<p class="tfperf-version-verdict">No change: ' + h(steady_text(strip, labels)) + "</p>")
 
 
-def _what(ctx: Context, topic: str, claim: dict[str, Any]) -> str:
+def _what(ctx: Context, topic: str, claim: Claim) -> str:
     ds = ctx.ds
     if "faster_settings" in claim or "slower_settings" in claim:
-        f, s = (", ".join(ds.setting_label(topic, k, v) for k, v in (claim.get(side) or {}).items())
-                for side in ("faster_settings", "slower_settings"))
+        f, s = (", ".join(ds.setting_label(topic, k, v) for k, v in (scope or {}).items())
+                for scope in (claim.get("faster_settings"), claim.get("slower_settings")))
         return f"{f} over {s}"
     return f"{ds.label(topic, str(claim.get('faster')))} over {ds.label(topic, str(claim.get('slower')))}"
 
