@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ..stats import summarize
+from ..store.record_types import Scalar
 
 
 def breakeven_calls(first_base: float, per_call_base: float,
@@ -43,7 +44,7 @@ def breakeven_calls(first_base: float, per_call_base: float,
 
 @dataclass(frozen=True)
 class BreakEven:
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     settings: dict[str, str]
     runner: str | None
     first_base: float
@@ -61,29 +62,55 @@ class BreakEven:
         return "first call" if self.calls == 1 else f"after {self.calls} calls"
 
 
-def _ok(r: dict[str, Any]) -> bool:
+class _TimedSummary(TypedDict):
+    median: float
+    ci_low: float
+    ci_high: float
+
+
+class _TimedTiming(TypedDict):
+    samples: list[float]
+    inner_loops: int
+    summary: _TimedSummary
+
+
+class TimedResult(TypedDict):
+    """The fields of a result that the break-even and ten-run tables read: a stored ok
+    result has them all (``dataset`` builds one from a ``Measurement``)."""
+
+    case_id: str
+    status: str
+    variant: str
+    params: dict[str, Scalar]
+    settings: dict[str, str]
+    first_call_s: float | None
+    finished_at: str
+    timing: _TimedTiming
+
+
+def _ok(r: TimedResult) -> bool:
     return r.get("status") == "ok" and bool((r.get("timing") or {}).get("samples")) \
         and r.get("first_call_s") is not None
 
 
-def latest_ok(results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def latest_ok(results: Iterable[TimedResult]) -> dict[str, TimedResult]:
     """The newest ok result per case id (results are never dropped, so a case may repeat)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, TimedResult] = {}
     for r in results:
         if _ok(r) and (r["case_id"] not in out or str(r.get("finished_at", "")) >= str(out[r["case_id"]].get("finished_at", ""))):
             out[r["case_id"]] = r
     return out
 
 
-def _scenario(r: dict[str, Any]) -> str:
+def _scenario(r: TimedResult) -> str:
     cid = str(r["case_id"]).split("#")[0]
     return cid.rsplit("/", 1)[0]
 
 
-def breakeven_table(results: Iterable[dict[str, Any]], baseline: str, candidate: str,
+def breakeven_table(results: Iterable[TimedResult], baseline: str, candidate: str,
                     runner: str | None = None) -> list[BreakEven]:
     """One row per scenario (parameters and settings) that has ok results of both variants."""
-    by_scenario: dict[str, dict[str, dict[str, Any]]] = {}
+    by_scenario: dict[str, dict[str, TimedResult]] = {}
     for r in latest_ok(results).values():
         if r["variant"] in (baseline, candidate) and not str(r["case_id"]).endswith("#aa"):
             by_scenario.setdefault(_scenario(r), {})[r["variant"]] = r
@@ -93,7 +120,9 @@ def breakeven_table(results: Iterable[dict[str, Any]], baseline: str, candidate:
             continue
         b, c = pair[baseline], pair[candidate]
         sb, sc = b["timing"]["summary"], c["timing"]["summary"]
-        fb, fc = float(b["first_call_s"]), float(c["first_call_s"])
+        first_b, first_c = b["first_call_s"], c["first_call_s"]
+        assert first_b is not None and first_c is not None          # latest_ok keeps only results with both
+        fb, fc = float(first_b), float(first_c)
         rows.append(BreakEven(
             params=dict(b["params"]), settings=dict(b.get("settings", {})), runner=runner,
             first_base=fb, first_cand=fc, median_base=sb["median"], median_cand=sc["median"],
@@ -139,7 +168,7 @@ def ten_run_view(samples: Sequence[float], inner_loops: int = 1, runs: int = 10)
                       samples_per_window=k, calls_per_window=k * inner_loops)
 
 
-def ten_run_table(results: Iterable[dict[str, Any]], runs: int = 10) -> list[tuple[dict[str, Any], TenRunView]]:
+def ten_run_table(results: Iterable[TimedResult], runs: int = 10) -> list[tuple[TimedResult, TenRunView]]:
     """(result, view) for every newest ok result with at least one window of samples."""
     rows = []
     for _, r in sorted(latest_ok(results).items()):

@@ -4,11 +4,12 @@ correct, and its speedup over the default way, with a confidence interval and a 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import stats
+from ..store.record_types import Scalar
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, params_id, settings_id
@@ -18,7 +19,7 @@ from .records import Measurement, Noise, params_id, settings_id
 class Scenario:
     runner: str
     topic: str
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     settings: dict[str, str]
     variants: dict[str, Measurement] = field(default_factory=dict)
 
@@ -30,7 +31,7 @@ class Scenario:
     def stale(self) -> bool:
         return any(m.stale for m in self.variants.values())
 
-    def matches(self, where: dict[str, Any] | None) -> bool:
+    def matches(self, where: Mapping[str, object] | None) -> bool:
         """True when every ``where`` field (a parameter or setting) has one of the values listed."""
         for k, want in (where or {}).items():
             have = self.params.get(k, self.settings.get(k))

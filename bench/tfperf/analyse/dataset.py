@@ -15,13 +15,13 @@ from typing import Any, TypedDict
 from ..errors import CaseGridError, ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
 from ..topic_schema import Claim, Control
-from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
+from .breakeven import BreakEven, TenRunView, TimedResult, breakeven_table, ten_run_view
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .noise import noise_floor
 from .per_step import with_step_param
 from .ratios import RatioCache
-from .records import Measurement, Noise, Runner, params_id, read_documents, settings_id
+from .records import ChartRow, LoadedBreakdown, Measurement, Noise, Runner, params_id, read_documents, settings_id
 from .select import TopicInfo, current, history, mark_stale, per_version
 from .settings import SettingsSpeedup, settings_speedups
 from .source import load_results
@@ -125,7 +125,7 @@ class Dataset:
     measurements: list[Measurement]
     noise: list[Noise]
     runners: dict[str, Runner]
-    breakdowns: list[dict[str, Any]]
+    breakdowns: list[LoadedBreakdown]
     errors: list[TfperfError]
     cache: RatioCache = field(default_factory=RatioCache)
 
@@ -216,7 +216,7 @@ class Dataset:
                                                       self.noise, self.cache)
         return self._settings[topic]
 
-    def settings_rows(self, topic: str) -> list[dict[str, Any]]:
+    def settings_rows(self, topic: str) -> list[ChartRow]:
         """One row per (runner, case) with its speedup over the baseline settings: the data
         behind a settings chart (current results only)."""
         rows = []
@@ -276,7 +276,7 @@ class Dataset:
         info = self.topics.get(topic)
         return info.per_call["unit"] if info and info.per_call else "call"
 
-    def per_call_divisor(self, topic: str, params: dict[str, Any]) -> float:
+    def per_call_divisor(self, topic: str, params: Mapping[str, object]) -> float:
         """How many units one call does (``per_call.divide_by`` names the parameter); 1 if
         the topic declares none or the parameter is not a positive number."""
         info = self.topics.get(topic)
@@ -288,10 +288,10 @@ class Dataset:
     def versions(self, topic: str) -> list[str]:
         return sorted({m.version for m in self.history if m.topic == topic}, key=release_key)
 
-    def chart_rows(self, topic: str) -> list[dict[str, Any]]:
+    def chart_rows(self, topic: str) -> list[ChartRow]:
         """One row per (runner, case, software version): the data behind a topic's charts."""
         default = self.default_variant(topic)
-        rows: list[dict[str, Any]] = []
+        rows: list[ChartRow] = []
         newest_version: dict[tuple[str, str], tuple[str, tuple[Any, ...]]] = {}
         for m in self.history:
             if m.topic == topic:       # the newest release, not the latest run (a history run of 2.12)
@@ -342,8 +342,10 @@ class Dataset:
         self._settings: dict[str, list[SettingsSpeedup]] = {}
 
 
-def _as_result(m: Measurement) -> dict[str, Any]:
-    """The fields of a stored result that ``breakeven.breakeven_table`` reads."""
+def _as_result(m: Measurement) -> TimedResult:
+    """The fields of a stored result that ``breakeven.breakeven_table`` reads (``m`` is ok:
+    the schema gives its summary every field)."""
+    assert m.median is not None and m.ci_low is not None and m.ci_high is not None
     return {"case_id": m.case_id, "status": m.status, "variant": m.variant, "params": m.params,
             "settings": m.settings, "first_call_s": m.first_call_s, "finished_at": m.finished_at.isoformat(),
             "timing": {"samples": list(m.samples), "inner_loops": m.inner_loops,

@@ -28,6 +28,7 @@ from typing import Any, Final
 import numpy as np
 
 from .. import stats
+from ..store.record_types import Scalar
 from ..topic_schema import Claim
 from .compare import Scenario
 from .ratios import Ratio
@@ -71,7 +72,7 @@ class StepSeries:
     runner: str
     topic: str
     variant: str
-    params: dict[str, Any]                      # without the step parameter
+    params: dict[str, Scalar]                   # without the step parameter
     settings: dict[str, str]
     by_steps: dict[int, Measurement]
     fit: StepFit | None = None
@@ -89,7 +90,7 @@ class StepGroup:
     runner: str
     topic: str
     param: str
-    params: dict[str, Any]                      # without the step parameter
+    params: dict[str, Scalar]                   # without the step parameter
     steps: tuple[int, ...]
     series: list[StepSeries] = field(default_factory=list)
     apart_s: float = 0.0                        # between the step counts' measurements (median finish times)
@@ -106,7 +107,7 @@ def step_count(value: Any) -> int | None:
     return int(value)
 
 
-def without(params: Mapping[str, Any], param: str) -> dict[str, Any]:
+def without(params: Mapping[str, Scalar], param: str) -> dict[str, Scalar]:
     return {k: v for k, v in params.items() if k != param}
 
 

@@ -10,13 +10,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
 from ..store.ids import params_id as params_id  # noqa: PLC0414
 from ..store.ids import settings_id as settings_id  # noqa: PLC0414
-from ..store.record_types import Environment, Result, ResultsDoc
+from ..store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
 from .versions import HISTORY_PROFILE, release_key, tf_version
 
 
@@ -35,13 +35,29 @@ class Source:
         return "/".join(parts[-2:]) if len(parts) >= 2 else self.path
 
 
+# One row of a chart's data (Vega-Lite's inline dataset): a column per field the chart reads,
+# plus p_<param>, s_<setting> and l_<setting> columns named by the topic's own grid.
+ChartRow = dict[str, Scalar | None]
+
+
+@dataclass(frozen=True)
+class LoadedBreakdown:
+    """A stored profiler breakdown with where it came from: the runner's series name, the
+    file, and the environment record it names."""
+
+    record: Breakdown
+    runner: str
+    source: Source
+    env: Environment | None
+
+
 @dataclass
 class Measurement:
     source: Source
     runner: str
     topic: str
     case_id: str
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     settings: dict[str, str]
     variant: str
     is_default: bool | None
@@ -57,7 +73,7 @@ class Measurement:
     within_tolerance: bool | None
     max_abs_diff: float | None
     max_rel_diff: float | None
-    key: dict[str, Any]
+    key: Key
     key_hash: str
     env_id: str | None
     env: Environment | None
@@ -202,12 +218,12 @@ def series_names(docs: Sequence[tuple[Path, ResultsDoc]]) -> dict[tuple[str, str
 
 
 def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
-                   ) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[dict[str, Any]]]:
+                   ) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[LoadedBreakdown]]:
     """Flatten loaded documents into measurements, noise records, runners and breakdowns."""
     measurements: list[Measurement] = []
     noise: list[Noise] = []
     runners: dict[str, Runner] = {}
-    breakdowns: list[dict[str, Any]] = []
+    breakdowns: list[LoadedBreakdown] = []
     names = series_names(docs)
     for path, doc in docs:
         rdoc = doc.get("runner") or {}
@@ -227,8 +243,7 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
                                time=str(a.get("time", "")), interleave=a.get("interleave"),
                                rounds=len(a.get("rounds") or [])))
         for b in doc.get("breakdowns") or []:
-            breakdowns.append({**b, "_runner": label, "_source": source,
-                               "_env": envs.get(str(b.get("env_id")))})
+            breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
     return measurements, noise, runners, breakdowns
 
 
@@ -253,7 +268,7 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         output_note=output.get("note") if output else None,
         output_values=output.get("values") if output else None,
         output_nonfinite=output.get("nonfinite") if output else None,
-        key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
+        key=cast(Key, dict(r.get("key") or {})), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
                  if isinstance(v, (int, float)) and not isinstance(v, bool)},

@@ -16,11 +16,12 @@ markdown is made by ``markdown``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-Doc = dict[str, Any]
+from ..store.record_types import Result, ResultsDoc, Summary
+
 Verdict = Literal["slower", "faster", "within noise", "fails now", "works again", "still failing"]
 
 DEFAULT_THRESHOLD = 0.10
@@ -70,18 +71,24 @@ class Report:
         return [c for c in self.changes if c.verdict in ("slower", "fails now", "faster", "works again")]
 
 
-def _canonical(record: Doc) -> str:
+def _canonical(record: Mapping[str, object]) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _ok(r: Doc) -> bool:
-    summary = ((r.get("timing") or {}).get("summary")) or {}
-    return r.get("status") == "ok" and isinstance(summary.get("median"), (int, float)) and summary["median"] > 0
+def _summary(r: Result) -> Summary | None:
+    timing = r.get("timing")
+    return timing.get("summary") if timing else None
 
 
-def newest(results: Iterable[Doc]) -> dict[str, Doc]:
+def _ok(r: Result) -> bool:
+    summary = _summary(r)
+    median = summary.get("median") if summary else None
+    return r.get("status") == "ok" and isinstance(median, (int, float)) and median > 0
+
+
+def newest(results: Iterable[Result]) -> dict[str, Result]:
     """Each case's newest result, ok or not (so a case that worked and now fails shows)."""
-    best: dict[str, Doc] = {}
+    best: dict[str, Result] = {}
     for r in results:
         cid = r.get("case_id")
         if not isinstance(cid, str) or cid.endswith("#aa"):
@@ -93,10 +100,10 @@ def newest(results: Iterable[Doc]) -> dict[str, Doc]:
     return best
 
 
-def _point(r: Doc) -> Point | None:
-    if not _ok(r):
+def _point(r: Result) -> Point | None:
+    s = _summary(r)
+    if not _ok(r) or s is None:
         return None
-    s = r["timing"]["summary"]
     return Point(median=float(s["median"]), ci_low=float(s["ci_low"]), ci_high=float(s["ci_high"]),
                  n=int(s.get("n") or 0), finished_at=str(r.get("finished_at") or ""))
 
@@ -112,7 +119,7 @@ def judge(old: Point, new: Point, threshold: float = DEFAULT_THRESHOLD) -> Verdi
     return "within noise"
 
 
-def compare(old_doc: Doc, new_doc: Doc, threshold: float = DEFAULT_THRESHOLD) -> Report:
+def compare(old_doc: ResultsDoc, new_doc: ResultsDoc, threshold: float = DEFAULT_THRESHOLD) -> Report:
     """Every case of ``new_doc`` whose newest result differs from ``old_doc``'s, judged."""
     if threshold < 0:
         raise ValueError("threshold must be 0 or more")

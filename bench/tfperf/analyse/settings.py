@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from .. import stats
+from ..store.record_types import Scalar
 from .compare import exclusion_reason
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
@@ -44,7 +44,7 @@ class SettingsSpeedup:
         return self.measurement.settings
 
     @property
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, Scalar]:
         return self.measurement.params
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import stats
+from ..store.record_types import Scalar
 from .controls import controls_for
 from .controls import index as control_index
 from .dataset import Dataset
@@ -47,7 +48,7 @@ class Point:
     note: str | None = None       # e.g. the control that failed
 
     @property
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, Scalar]:
         return self.measurement.params
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ..topic_schema import Claim, Control
 from .claims import NO_DATA, ClaimCheck, check_any_claim, verdict_words
@@ -264,11 +264,24 @@ def strip_text(strip: VersionStrip, labels: dict[str, str] | None = None) -> str
     return change_text(latest, labels, len(strip.changes)) if latest else "no change: " + steady_text(strip, labels)
 
 
-def speedup_rows(strip: VersionStrip, labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+class SpeedupRow(TypedDict):
+    """A point of a strip's chart: the claimed winner's speedup in one release and scenario."""
+
+    version: str                  # the release's short label
+    tensorflow: str
+    scenario: str
+    speedup: float
+    speedup_low: float
+    speedup_high: float
+    verdict: str
+    noise: float | None
+
+
+def speedup_rows(strip: VersionStrip, labels: dict[str, str] | None = None) -> list[SpeedupRow]:
     """The speedup of the claimed winner per release and scenario, with its 95% CI: the
     rows behind a strip's chart."""
     labels = labels or short_labels(strip.versions)
-    rows = []
+    rows: list[SpeedupRow] = []
     for cell in strip.cells:
         for ch in cell.checks:
             if ch.ratio is None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import stats
 from ..errors import TfperfError
-from ..store.record_types import Environment, ResultsDoc
+from ..store.record_types import Environment, ResultsDoc, Scalar
 from ..topic_schema import Claim, Control
 from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
 from .compare import Scenario, exclusion_reason, recommend, scenarios
@@ -80,7 +80,7 @@ def side(name: str, path: str | Path, doc: ResultsDoc, topics: dict[str, TopicIn
 class CaseVersus:
     topic: str
     case_id: str
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     settings: dict[str, str]
     variant: str
     runner: str                       # the published side's name
@@ -155,7 +155,7 @@ def claim_versus(topic: str, claim: Claim, here: Side, others: list[Side],
 class RecommendationVersus:
     topic: str
     runner: str
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     settings: dict[str, str]
     default: str
     there_best: str | None             # the variant the page recommends for that runner

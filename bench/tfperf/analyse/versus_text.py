@@ -37,7 +37,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
 
 
-def _scenario(params: dict[str, Any], settings: dict[str, str]) -> str:
+def _scenario(params: Mapping[str, object], settings: dict[str, str]) -> str:
     p = params_id(params) or "-"
     s = ",".join(f"{k}={v}" for k, v in sorted(settings.items()))
     return _printable(f"{p} {s}".strip(), 50)

@@ -17,7 +17,7 @@ from ..analyse import Dataset
 from ..analyse.claims import NO_DATA, counts_text, is_settings_claim
 from ..analyse.compare import exclusion_reason
 from ..analyse.findings import findings
-from ..analyse.records import Measurement, settings_id
+from ..analyse.records import LoadedBreakdown, Measurement, settings_id
 from ..analyse.versions import release_key
 from .advice_block import block_dothis
 from .charts import ChartError, chart_specs, has_trend
@@ -62,12 +62,11 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     default = ds.default_variant(topic) or "the default"
     info = ds.topics.get(topic)
     order = info.param_values if info else None
-    kwargs: dict[str, Any] = {"view": view, "x": d.options.get("x"), "facet": d.options.get("facet"),
-                              "default_label": ds.label(topic, default), "title": d.options.get("title"),
-                              "order": order, "unit": ds.unit(topic),
-                              "settings_order": info.settings_values if info else None}
     try:
-        spec, static = chart_specs(rows, **kwargs)
+        spec, static = chart_specs(rows, view=view, x=d.options.get("x"), facet=d.options.get("facet"),
+                                   default_label=ds.label(topic, default), title=d.options.get("title"),
+                                   order=order, unit=ds.unit(topic),
+                                   settings_order=info.settings_values if info else None)
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
@@ -92,11 +91,11 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     if not rows:
         return no_results(ds, f"Settings chart of {topic}")
     base = ", ".join(ds.setting_label(topic, k, v) for k, v in info.baseline_settings.items())
-    kwargs: dict[str, Any] = {"x": d.options["x"], "color": d.options.get("color"), "facet": d.options.get("facet"),
-                              "row": d.options.get("row"), "baseline_label": base, "title": d.options.get("title"),
-                              "settings_order": info.settings_values, "param_order": info.param_values}
     try:
-        spec, static = settings_chart_specs(rows, **kwargs)
+        spec, static = settings_chart_specs(rows, x=d.options["x"], color=d.options.get("color"),
+                                            facet=d.options.get("facet"), row=d.options.get("row"),
+                                            baseline_label=base, title=d.options.get("title"),
+                                            settings_order=info.settings_values, param_order=info.param_values)
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
@@ -112,7 +111,7 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
                   + "</figcaption></figure>")
 
 
-def _scenario_text(params: dict[str, Any]) -> str:
+def _scenario_text(params: Mapping[str, object]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
 
 
@@ -227,24 +226,24 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
 
 def block_breakdown(d: Directive, ctx: Context) -> Markup:
     topic = str(d.topic)
-    bds = [b for b in ctx.ds.breakdowns if b.get("topic") == topic]
+    bds = [b for b in ctx.ds.breakdowns if b.record.get("topic") == topic]
     if not bds:
         return no_results(ctx.ds, f"Profiler breakdown of {topic}")
     # newest per case and runner
-    newest: dict[tuple[str, str], dict[str, Any]] = {}
-    for b in bds:
-        k = (b["_runner"], str(b.get("case_id")))
-        newest[k] = b
+    newest: dict[tuple[str, str], LoadedBreakdown] = {}
+    for bd in bds:
+        newest[(bd.runner, str(bd.record.get("case_id")))] = bd
     out = []
-    for (runner, case_id), b in sorted(newest.items()):
+    for (runner, case_id), bd in sorted(newest.items()):
+        b = bd.record
         calls = int(b.get("calls") or 1)
         # The stored seconds are already per call of the profiled variant (schema: breakdown).
         cats = [[c.get("name"), seconds(float(c.get("seconds", 0))), percent(float(c.get("share", 0)))]
                 for c in b.get("categories") or []]
         funcs = [[element("code", f.get("function")), seconds(float(f.get("cumulative_s", 0)))]
                  for f in (b.get("top_functions") or []) if "<frozen runpy>" not in str(f.get("function"))][:10]
-        src = b["_source"]
-        env = b.get("_env") or {}
+        src = bd.source
+        env: Mapping[str, object] = bd.env or {}
         prov = Markup('<p class="tfperf-provenance">Data: ' + link(ctx.prefix + DATA_URL + src.rel, src.rel)
                       + f" — runner <code>{h(runner)}</code>, commit <code>{h(str(env.get('git_commit') or 'unknown')[:10])}</code>"
                       + f", measured {h(str(env.get('time', ''))[:10])}</p>")
@@ -304,10 +303,10 @@ _ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (N
 _RUNTIMES = (("tf2onnx", "tf2onnx"), ("onnxruntime", "ONNX Runtime"), ("ai_edge_litert", "ai-edge-litert"))
 
 
-def _keras_in_use(in_use: dict[str, list[str]], versions: dict[str, Any]) -> str:
+def _keras_in_use(in_use: dict[str, list[str]], versions: Mapping[str, object]) -> str:
     """"Keras 3.15.1; tf_keras 2.21.0 (TF_USE_LEGACY_KERAS=1)": the Keras each kind of
     worker process really imported, not the packages installed."""
-    used = in_use.get("keras") or ([versions["keras"]] if versions.get("keras") else [])
+    used = in_use.get("keras") or ([str(keras)] if (keras := versions.get("keras")) else [])   # a str or None
     if not used:
         return "–"
     legacy = set(in_use.get("tf_keras") or [])

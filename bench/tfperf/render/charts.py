@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Any
+from typing import Any, TypeGuard
 
 import altair as alt
 
+from ..analyse.records import ChartRow
 from ..errors import TfperfError
+from ..store.record_types import Scalar
 from .html import seconds, seconds_range, times
 
 VIEWS = ("latency", "speedup", "first_call", "trend")
@@ -39,11 +41,16 @@ class ChartError(TfperfError, ValueError):
     (Still a ValueError, as it was before it joined the one root.)"""
 
 
-def _num(v: Any) -> bool:
+def _num(v: object) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _values(rows: list[dict[str, Any]], field: str, order: list[Any] | None = None) -> list[Any]:
+def _number(v: Scalar | None) -> float | None:
+    """A row's number (median, speedup, ...: a float or None in every row ``analyse`` makes)."""
+    return v if _num(v) else None
+
+
+def _values(rows: list[ChartRow], field: str, order: list[Any] | None = None) -> list[Any]:
     vals = {r[field] for r in rows if r.get(field) is not None}
     known = [v for v in order or [] if v in vals]
     return known + sorted(vals - set(known), key=lambda v: (not _num(v), v if _num(v) else str(v)))
@@ -57,7 +64,7 @@ LEGEND_LABEL_MAX = 34     # longer variant labels are replaced by the variant id
 PANEL_COLUMNS = 3         # panels per row on a wide screen; tfperf.js reduces it to fit
 
 
-def _axis_values(rows: list[dict[str, Any]], field: str, order: list[Any] | None = None) -> list[Any]:
+def _axis_values(rows: list[ChartRow], field: str, order: list[Any] | None = None) -> list[Any]:
     """The values of a parameter in display order: ascending when they are all numbers
     (1, 32, 64, 1024, whatever order the YAML or a later profile added them in), else the
     YAML's order."""
@@ -79,16 +86,16 @@ def log_ticks(lo: float, hi: float) -> list[float]:
         e += 1
 
 
-def _positive(rows: list[dict[str, Any]], fields: list[str]) -> list[float]:
-    return [r[f] for r in rows for f in fields if f and _num(r.get(f)) and r[f] > 0]
+def _positive(rows: list[ChartRow], fields: list[str]) -> list[float]:
+    return [v for r in rows for f in fields if f and _num(v := r.get(f)) and v > 0]
 
 
-def _spans_decades(rows: list[dict[str, Any]], fields: list[str]) -> bool:
-    xs = [r[f] for r in rows for f in fields if f and _num(r.get(f)) and r[f] > 0]
+def _spans_decades(rows: list[ChartRow], fields: list[str]) -> bool:
+    xs = [v for r in rows for f in fields if f and _num(v := r.get(f)) and v > 0]
     return bool(xs) and max(xs) / min(xs) > 10
 
 
-def has_trend(rows: list[dict[str, Any]]) -> bool:
+def has_trend(rows: list[ChartRow]) -> bool:
     """Whether a trend chart has anything to draw: one case (runner, variant, parameters,
     settings) measured with two or more software versions. A topic measured under Keras 2
     and Keras 3 has two versions but no trend: each case has one."""
@@ -100,13 +107,13 @@ def has_trend(rows: list[dict[str, Any]]) -> bool:
     return any(len(v) > 1 for v in versions.values())
 
 
-def chart_spec(rows: list[dict[str, Any]], view: str, static: bool = False, **options: Any) -> dict[str, Any]:
+def chart_spec(rows: list[ChartRow], view: str, static: bool = False, **options: Any) -> dict[str, Any]:
     """A Vega-Lite spec for one view of a topic (see ``chart_specs``)."""
     interactive, still = chart_specs(rows, view, **options)
     return still if static else interactive
 
 
-def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, facet: str | None = None,
+def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: str | None = None,
                 default_label: str = "the default", title: str | None = None,
                 order: dict[str, list[Any]] | None = None, unit: str = "call",
                 settings_order: dict[str, list[Any]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -195,12 +202,10 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
                alt.Tooltip("status:N"), alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
 
     base = alt.Chart().transform_filter(filt)
-    ticks: dict[str, Any] = {}
-    if ylog:
-        pos = _positive(rows, [yf, ylo or yf, yhi or yf])
-        ticks = {"values": log_ticks(min(pos), max(pos))}
-    axis = (alt.Axis(labelExpr="format(datum.value, '~s') + 's'", **ticks) if view != "speedup"
-            else alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks))
+    pos = _positive(rows, [yf, ylo or yf, yhi or yf]) if ylog else []
+    ticks = log_ticks(min(pos), max(pos)) if ylog else alt.Undefined     # Undefined: left out of the spec
+    axis = (alt.Axis(labelExpr="format(datum.value, '~s') + 's'", values=ticks) if view != "speedup"
+            else alt.Axis(labelExpr="format(datum.value, '~g') + '×'", values=ticks))
     y = alt.Y(f"{yf}:Q", title=ytitle, scale=yscale, axis=axis)
     line = base.mark_line(point=False, opacity=0.8).encode(x=xenc, y=y, color=color, detail="variant:N")
     points = base.mark_point(filled=True, size=60, opacity=1).encode(
@@ -239,7 +244,7 @@ def chart_specs(rows: list[dict[str, Any]], view: str, x: str | None = None, fac
     return {**spec, "datasets": {"rows": data}}, {**spec, "datasets": {"rows": shown}}
 
 
-def _initially_shown(d: dict[str, Any], sel: list[tuple[str, str, list[Any], Any]]) -> bool:
+def _initially_shown(d: ChartRow, sel: list[tuple[str, str, list[Any], Any]]) -> bool:
     for name, fld, _opts, init in sel:
         if name == "version":
             if not d.get("newest"):
@@ -258,15 +263,15 @@ def _pretty(name: str) -> str:
     return {"runner": "Runner:", "version": "Software:"}.get(name, (name[2:] if name[:2] in ("p_", "s_") else name) + ":")
 
 
-def _decorate(r: dict[str, Any]) -> dict[str, Any]:
+def _decorate(r: ChartRow) -> ChartRow:
     """Tooltip texts, formatted here so the reader sees units (1.2 ms, not 0.0012)."""
     out = {k: v for k, v in r.items() if k not in ("source", "correct", "tensorflow", "keras")}
-    out["median_txt"] = seconds(r.get("median"))
-    out["ci_txt"] = seconds_range(r.get("ci_low"), r.get("ci_high"))
+    out["median_txt"] = seconds(_number(r.get("median")))
+    out["ci_txt"] = seconds_range(_number(r.get("ci_low")), _number(r.get("ci_high")))
     sp = r.get("speedup")
-    out["speedup_txt"] = (f"{times(sp)} ({times(r.get('speedup_low'))}–{times(r.get('speedup_high'))})"
-                          if sp is not None else "–")
-    out["first_txt"] = seconds(r.get("first_call"))
+    out["speedup_txt"] = (f"{times(_number(sp))} ({times(_number(r.get('speedup_low')))}–"
+                          f"{times(_number(r.get('speedup_high')))})" if sp is not None else "–")
+    out["first_txt"] = seconds(_number(r.get("first_call")))
     for k, v in list(out.items()):
         if isinstance(v, float) and not math.isfinite(v):
             out[k] = None

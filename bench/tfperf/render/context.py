@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import stats
 from ..analyse import Dataset
@@ -65,21 +64,30 @@ def stale_mark(ms: Iterable[Measurement]) -> Markup:
 
 # -- provenance ---------------------------------------------------------------------------
 
+@dataclass
+class _Origin:
+    """Where one results file's figures were measured: its runner, commits and dates."""
+
+    runner: str
+    commits: set[str] = field(default_factory=set)
+    dates: set[str] = field(default_factory=set)
+
+
 def provenance(ctx: Context, ms: Iterable[Measurement]) -> Markup:
     """The raw files a figure was drawn from, with runner, commit(s) and date(s)."""
-    by_src: dict[str, dict[str, Any]] = {}
+    by_src: dict[str, _Origin] = {}
     for m in ms:
-        e = by_src.setdefault(m.source.rel, {"runner": m.runner, "commits": set(), "dates": set()})
+        e = by_src.setdefault(m.source.rel, _Origin(m.runner))
         if m.commit:
-            e["commits"].add(m.commit[:10])
-        e["dates"].add(m.finished_at.date().isoformat())
+            e.commits.add(m.commit[:10])
+        e.dates.add(m.finished_at.date().isoformat())
     if not by_src:
         return Markup("")
     items = []
-    for rel, e in sorted(by_src.items()):
-        dates = sorted(e["dates"])
+    for rel, e in sorted(by_src.items(), key=lambda item: item[0]):
+        dates = sorted(e.dates)
         when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
-        commits = ", ".join(sorted(e["commits"])) or "unknown"
-        items.append(join([link(ctx.prefix + DATA_URL + rel, rel), " — runner ", element("code", e["runner"]),
+        commits = ", ".join(sorted(e.commits)) or "unknown"
+        items.append(join([link(ctx.prefix + DATA_URL + rel, rel), " — runner ", element("code", e.runner),
                            ", commit ", element("code", commits), ", measured ", when]))
     return Markup('<p class="tfperf-provenance">Data: ' + "; ".join(items) + "</p>")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ..analyse import Dataset
 from ..analyse.claims import in_words, outcome
@@ -19,7 +19,7 @@ def _fig(text: str, title: str) -> Markup:
     return element("span", text, class_="tfperf-figure-inline", title=title)
 
 
-def _where(obj_params: dict[str, Any], obj_settings: dict[str, str], where: dict[str, Any]) -> bool:
+def _where(obj_params: Mapping[str, object], obj_settings: dict[str, str], where: Mapping[str, object]) -> bool:
     for k, want in where.items():
         have = obj_params.get(k, obj_settings.get(k))
         if have is None or str(have).lower() != str(want).lower():

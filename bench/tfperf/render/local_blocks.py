@@ -51,7 +51,7 @@ def _range(r: tuple[float, float] | None) -> str:
     return f" ({lo})" if lo == hi else f" ({lo}–{hi})"
 
 
-def _scenario(params: dict[str, Any], settings: dict[str, str]) -> str:
+def _scenario(params: Mapping[str, object], settings: dict[str, str]) -> str:
     s = ", ".join(f"{k}={x}" for k, x in sorted(settings.items()))
     return " · ".join(x for x in (params_id(params), s) if x) or "–"
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import altair as alt
 
+from ..analyse.records import ChartRow
 from .charts import PALETTE, ChartError, _axis_values, _decorate, _positive, _spans_decades, _values, log_ticks
 
 
@@ -53,13 +54,13 @@ def _js_key(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(x)
 
 
-def settings_chart_spec(rows: list[dict[str, Any]], x: str, static: bool = False, **options: Any) -> dict[str, Any]:
+def settings_chart_spec(rows: list[ChartRow], x: str, static: bool = False, **options: Any) -> dict[str, Any]:
     """One spec of ``settings_chart_specs``: the interactive one, or the static one."""
     interactive, still = settings_chart_specs(rows, x, **options)
     return still if static else interactive
 
 
-def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None = None, facet: str | None = None,
+def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None, facet: str | None = None,
                          row: str | None = None, baseline_label: str = "the baseline settings",
                          title: str | None = None, settings_order: dict[str, list[str]] | None = None,
                          param_order: dict[str, list[Any]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -123,8 +124,8 @@ def settings_chart_specs(rows: list[dict[str, Any]], x: str, color: str | None =
                      labelAngle=-45 if len(pos) > 5 else 0)
     xenc = alt.X("x_pos:Q", title=x, scale=xscale, axis=xaxis)
     ys = _positive(rows, ["speedup", "speedup_low", "speedup_high"])
-    ticks: dict[str, Any] = {"values": log_ticks(min(ys), max(ys))} if ylog else {}
-    yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks)
+    ticks = log_ticks(min(ys), max(ys)) if ylog else alt.Undefined     # Undefined: left out of the spec
+    yaxis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", values=ticks)
     y = alt.Y("speedup:Q", title=ytitle, scale=yscale, axis=yaxis)
     cenc = alt.Color("c_txt:N", title=color or "variant", scale=alt.Scale(range=PALETTE))
     runners = _values(rows, "runner")

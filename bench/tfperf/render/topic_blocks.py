@@ -18,6 +18,7 @@ Statistics come from the analysis; this module lays them out.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from .. import stats
@@ -28,7 +29,7 @@ from .directives import Directive, DirectiveError
 from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times
 
 
-def _scenario(params: dict[str, Any]) -> str:
+def _scenario(params: Mapping[str, object]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
 
 
@@ -118,7 +119,7 @@ def _faster_badge(verdict: str | None, extra: str) -> Markup:
     return element("span", text + extra, class_=f"tfperf-verdict tfperf-{cls}")
 
 
-def _param_key(params: dict[str, Any], order: dict[str, list[Any]]) -> tuple[Any, ...]:
+def _param_key(params: Mapping[str, object], order: dict[str, list[Any]]) -> tuple[Any, ...]:
     """Parameter combinations in the YAML's declared order of values."""
     return tuple((order.get(k, []).index(v) if v in order.get(k, []) else len(order.get(k, [])), str(v))
                  for k, v in sorted(params.items()))

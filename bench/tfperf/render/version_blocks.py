@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..analyse.claims import ClaimCheck
 from ..analyse.version_verdicts import (
     FAILED,
     HOLDS,
@@ -204,7 +205,7 @@ def _scenario_details(strips: list[VersionStrip], labels: dict[str, str]) -> Mar
     head = "".join(element("th", x) for x in ["claim", "runner", "scenario", *[labels[v] for v in versions]])
     body = []
     for s in strips:
-        by: dict[str, dict[str, Any]] = {}
+        by: dict[str, dict[str, ClaimCheck]] = {}
         for c in s.cells:
             for ch in c.checks:
                 key = ", ".join(f"{k}={v}" for k, v in ch.scenario.params.items())

@@ -16,6 +16,7 @@ from typing import Any
 
 import altair as alt
 
+from ..analyse.version_verdicts import SpeedupRow
 from .charts import PALETTE, log_ticks
 from .html import times
 
@@ -24,12 +25,12 @@ MAX_COLOURS = 6      # more scenarios than this share one colour (a legend of 18
 WORDS = {"holds": "holds", "refuted": "refuted", "inconclusive": "unclear"}
 
 
-def _decorate(r: dict[str, Any]) -> dict[str, Any]:
+def _decorate(r: SpeedupRow) -> dict[str, object]:
     return {**r, "verdict": WORDS.get(str(r.get("verdict")), str(r.get("verdict"))),
             "speedup_txt": f"{times(r['speedup'])} (95% CI {times(r['speedup_low'])}–{times(r['speedup_high'])})"}
 
 
-def version_chart_specs(rows: list[dict[str, Any]], versions: list[str], what: str) -> tuple[dict[str, Any],
+def version_chart_specs(rows: list[SpeedupRow], versions: list[str], what: str) -> tuple[dict[str, Any],
                                                                                               dict[str, Any]]:
     """The interactive spec and the one for the SVG fallback (the same: this chart has no
     choices). ``versions``: the x axis's labels in release order; ``what``: the speedup's
@@ -39,8 +40,8 @@ def version_chart_specs(rows: list[dict[str, Any]], versions: list[str], what: s
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
     values = [v for r in rows for v in (r["speedup"], r["speedup_low"], r["speedup_high"]) if v and v > 0]
     log = bool(values) and max(values) / min(values) > 10
-    ticks: dict[str, Any] = {"values": log_ticks(min(values), max(values))} if log else {}
-    axis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", **ticks)
+    ticks = log_ticks(min(values), max(values)) if log else alt.Undefined     # Undefined: left out of the spec
+    axis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", values=ticks)
     scale = alt.Scale(type="log") if log else alt.Scale(zero=False)
     title = [*textwrap.wrap(f"speedup of {what}", 34), "(×, above 1 is faster)"]
     x = alt.X("version:N", title="TensorFlow", sort=versions, scale=alt.Scale(domain=versions),
@@ -49,7 +50,7 @@ def version_chart_specs(rows: list[dict[str, Any]], versions: list[str], what: s
                             legend=alt.Legend(orient="bottom", columns=1, labelLimit=320) if len(scenarios) > 1
                             else None)
                   if len(scenarios) <= MAX_COLOURS else alt.value(PALETTE[0]))
-    offset: dict[str, Any] = {"xOffset": alt.XOffset("scenario:N", sort=scenarios)} if len(scenarios) > 1 else {}
+    offset: dict[str, alt.XOffset] = {"xOffset": alt.XOffset("scenario:N", sort=scenarios)} if len(scenarios) > 1 else {}
     tooltip = [alt.Tooltip("version:N", title="TensorFlow"), alt.Tooltip("scenario:N"),
                alt.Tooltip("speedup_txt:N", title="speedup"), alt.Tooltip("verdict:N")]
     base = alt.Chart()
