@@ -39,7 +39,7 @@ print(json.dumps(keras_label(mod.keras)))
 
 CASES = {
     "predict_vs_call": [{"model": m, "batch": 2, "input": "numpy"} for m in ("tiny", "medium", "large")],
-    "serving_formats": [{"batch": 2}],
+    "serving_formats": [{"batch": 2}, {"batch": 2, "model": "g2p_gru"}],
 }
 
 

@@ -67,6 +67,38 @@ def test_quick_profile_stays_small() -> None:
     assert all(c.budget.budget_s <= 0.5 for c in cases)
 
 
+def test_full_profile_serves_both_models_and_g2p_at_two_batches() -> None:
+    """The grapheme-to-phoneme model costs ~3x the convnet's set-up: full measures it at
+    batch 1 and 64 only, with every variant and Keras group the convnet has."""
+    cases = expand(load_topic(YAML), "full", cores=2)
+    batches: dict[str, set[int]] = {}
+    variants: dict[str, set[str]] = {}
+    for c in cases:
+        batches.setdefault(c.params["model"], set()).add(c.params["batch"])
+        variants.setdefault(c.params["model"], set()).add(c.variant)
+    assert batches == {"convnet": {1, 8, 64}, "g2p_gru": {1, 64}}
+    assert variants["g2p_gru"] == variants["convnet"] == set(load_topic(YAML).variants)
+    assert {c.settings["keras"] for c in cases if c.params["model"] == "g2p_gru"} == {"3", "2"}
+    assert "serving_formats/batch=64,model=g2p_gru/keras=2/onnx" in {c.case_id for c in cases}
+
+
+def test_the_models_named_in_the_yaml_are_the_snippets() -> None:
+    tree = ast.parse((SNIPPETS / "serving_formats.py").read_text(encoding="utf-8"))
+    (models,) = [ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == "MODELS" for t in n.targets)]
+    assert load_topic(YAML).data["profiles"]["full"]["params"]["model"] == list(models)
+
+
+@pytest.mark.parametrize("profile, batches", [("quick", {1, 32}), ("history", {1, 64})])
+def test_quick_and_history_keep_their_case_ids(profile: str, batches: set[int]) -> None:
+    """No `model` parameter there: the convnet, under the case ids stored before the
+    second model came (the snippet defaults to convnet when the parameter is absent)."""
+    cases = expand(load_topic(YAML), profile, cores=2)
+    assert all(set(c.params) == {"batch"} for c in cases)
+    assert {c.params["batch"] for c in cases} == batches
+    assert "serving_formats/batch=1/keras=3/keras" in {c.case_id for c in cases}
+
+
 def test_trap_paths_are_never_reference_default_or_claimed() -> None:
     """The conversion paths known to give NaN or a constant are measured, never trusted:
     not the reference, not the default, named by no claim or control."""
@@ -174,34 +206,67 @@ def test_the_page_tables_never_rank_the_wrong_format(wrong_fastest: Path) -> Non
 
 # -- with TensorFlow ----------------------------------------------------------------------
 
-@pytest.mark.tf
-def test_every_format_reproduces_the_keras_model() -> None:
+def _snippet_module() -> Any:
     import importlib.util
     import sys
-
-    import numpy as np
 
     sys.path.insert(0, str(SNIPPETS))
     spec = importlib.util.spec_from_file_location("serving_formats_under_test", SNIPPETS / "serving_formats.py")
     assert spec and spec.loader
     sf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sf)
+    return sf
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("model", ["convnet", "g2p_gru"])
+def test_every_format_reproduces_the_keras_model(model: str) -> None:
+    """Every format but the trap paths, on each model; the g2p model at tiny sizes (a few
+    steps, narrow layers; the same code) to keep the test cheap."""
+    import numpy as np
+
+    sf = _snippet_module()
+    if model == "g2p_gru":
+        sf.MAX_LEN, sf.EMBED, sf.UNITS = 4, 16, 24
     topic = load_topic(YAML)
     tol = topic.data["tolerance"]
 
     def run(variant: str) -> tuple[np.ndarray, dict[str, float]]:
         v = topic.variants[variant]
-        kwargs = getattr(sf, v["setup"])({"batch": 2})
+        kwargs = getattr(sf, v["setup"])({"batch": 2, "model": model})
         metrics = kwargs.pop("_metrics")
         out = getattr(sf, v["fn"])(**kwargs)
         return np.asarray(out.numpy() if hasattr(out, "numpy") else out), metrics
 
     ref, _ = run("keras")
-    assert ref.shape == (2, sf.CLASSES)
+    if model == "g2p_gru":
+        assert ref.shape == (2, 4, sf.PHONEMES)
+        assert sf.decision_gap(ref) > 100 * tol["atol"]   # no greedy decision a kernel difference could flip
+    else:
+        assert ref.shape == (2, sf.CLASSES)
     for variant in (v for v in topic.variants if "trap" not in v):  # the trap paths: the harness's gate
         out, metrics = run(variant)
         np.testing.assert_allclose(out, ref, rtol=tol["rtol"], atol=tol["atol"], err_msg=variant)
         assert metrics["file_bytes"] > 10_000 and metrics["load_s"] > 0, variant
+
+
+@pytest.mark.tf
+def test_g2p_greedy_decisions_are_far_from_ties() -> None:
+    """At full size, over the requests the profiles measure: the smallest gap between the
+    best and second-best logit is far above the output check's tolerance, so another
+    format's float error cannot flip a decision (and fail the check falsely)."""
+    import numpy as np
+    import tensorflow as tf
+
+    sf = _snippet_module()
+    model = sf.build({"model": "g2p_gru"})
+    forward = tf.function(lambda x: model(x, training=False))
+    atol = load_topic(YAML).data["tolerance"]["atol"]
+    for batch in (1, 64):
+        logits = forward(sf.make_request(batch, "g2p_gru")).numpy()
+        assert logits.shape == (batch, sf.MAX_LEN, sf.PHONEMES)
+        assert sf.decision_gap(logits) > 100 * atol, batch
+        assert len(np.unique(logits.argmax(-1))) > 2, "decoding is not a constant"
 
 
 BROKEN_SNIPPET = textwrap.dedent('''
