@@ -140,12 +140,12 @@ def _known(obj: Any, spec: dict[str, bool], where: str, at: str) -> None:
             raise SourcesFileError(where, f"{prefix}{k}", "missing")
 
 
-def _text(obj: dict[str, Any], key: str, where: str, at: str) -> str:
+def _text(obj: Mapping[str, object], key: str, where: str, at: str) -> str:
     v = obj.get(key)
     if not isinstance(v, (str, int, float)) or isinstance(v, bool) or str(v).strip() == "":
         raise SourcesFileError(where, f"{at}.{key}", "must be a non-empty text")
     return str(v).strip()
 
 
-def _opt(obj: dict[str, Any], key: str, where: str, at: str) -> str | None:
+def _opt(obj: Mapping[str, object], key: str, where: str, at: str) -> str | None:
     return None if obj.get(key) is None else _text(obj, key, where, at)

@@ -271,7 +271,7 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
                   errors=list(errors))
 
 
-def as_json(v: Versus) -> dict[str, Any]:
+def as_json(v: Versus) -> dict[str, object]:
     """Plain JSON data (what ``tfperf compare --json`` prints)."""
 
     def ratio(r: Ratio | None) -> dict[str, float] | None:

@@ -58,8 +58,8 @@ class _DuplicateKey(ValueError):
     pass
 
 
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for k, v in pairs:
         if k in out:
             raise _DuplicateKey(k)

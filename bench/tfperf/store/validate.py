@@ -150,7 +150,7 @@ def _record_id(record: Any) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def _schema_problems(doc: dict[str, Any]) -> Iterator[Problem]:
+def _schema_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
     validators = _validators()
     for err in validators[""].iter_errors(doc):
         yield from _describe(err, doc, ())
@@ -270,7 +270,7 @@ def _case_id_problem(case_id: Any, topic: Any = None, variant: Any = None) -> st
     return None
 
 
-def _name_problems(doc: dict[str, Any]) -> Iterator[Problem]:
+def _name_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
     def check(path: PathT, value: Any) -> Iterator[Problem]:
         if isinstance(value, str) and not is_name(value):
             yield path, f"{short(value)} is not a valid name ({NAME_RULE})"
@@ -286,7 +286,7 @@ def _name_problems(doc: dict[str, Any]) -> Iterator[Problem]:
         yield from check(("breakdowns", i, "variant"), b.get("variant"))
 
 
-def _list(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+def _list(doc: Mapping[str, object], key: str) -> list[dict[str, object]]:
     value = doc.get(key)
     return [x if isinstance(x, dict) else {} for x in value] if isinstance(value, list) else []
 
@@ -303,7 +303,7 @@ def _number(x: Any) -> bool:
 SUMMARY_RTOL = 1e-5
 
 
-def _summary_problems(r: dict[str, Any], at: PathT) -> list[Problem]:
+def _summary_problems(r: Mapping[str, object], at: PathT) -> list[Problem]:
     """An ``ok`` result has samples, and its summary is the summary of those samples."""
     timing = r.get("timing")
     if not isinstance(timing, dict):
@@ -331,7 +331,7 @@ def _summary_problems(r: dict[str, Any], at: PathT) -> list[Problem]:
     return out
 
 
-def _rule_problems(doc: dict[str, Any]) -> Iterator[Problem]:
+def _rule_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
     yield from _name_problems(doc)
     runner = doc.get("runner")
     label = runner.get("label") if isinstance(runner, dict) else None
@@ -359,11 +359,12 @@ def _rule_problems(doc: dict[str, Any]) -> Iterator[Problem]:
             yield from env_ref((kind, i, "env_id"), rec.get("env_id"))
 
 
-def _record_rules(kind: str, r: dict[str, Any], at: PathT) -> list[Problem]:
+def _record_rules(kind: str, r: Mapping[str, object], at: PathT) -> list[Problem]:
     """Rules about one record alone (run once its schema check passed; results cached)."""
     out: list[Problem] = []
     if kind == "scenarios":
-        return [((*at, "cases", j), p) for j, c in enumerate(r.get("cases") or [])
+        cases = r.get("cases")                  # a list: the record passed its schema check
+        return [((*at, "cases", j), p) for j, c in enumerate(cases if isinstance(cases, list) else [])
                 if (p := _case_id_problem(c, r.get("topic")))]
     problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"))
     if problem:
