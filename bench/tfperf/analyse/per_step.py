@@ -302,7 +302,7 @@ def with_step_param(claim: Claim, param: str | None) -> Claim:
     return claim
 
 
-def is_per_step(claim: Mapping[str, Any]) -> bool:
+def is_per_step(claim: Claim) -> bool:
     return claim.get("compare") == PER_STEP
 
 

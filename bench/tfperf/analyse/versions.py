@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..store.record_types import Environment
+
 HISTORY_PROFILE = "history"
 UNAVAILABLE = "unavailable"       # result status: the variant does not exist in that version
 
@@ -22,10 +24,11 @@ _NUMBERS = re.compile(r"\d+")
 _RELEASE = re.compile(r"(\d+(?:\.\d+)*)(.*)")
 
 
-def tf_version(key: Mapping[str, Any], env: Mapping[str, Any] | None) -> str:
+def tf_version(key: Mapping[str, object], env: Environment | None) -> str:
     """The TensorFlow release of a result: its key's ``tensorflow``, else its environment's
     ``versions.tensorflow``, else "?"."""
-    v = key.get("tensorflow") or ((env or {}).get("versions") or {}).get("tensorflow")
+    versions = env.get("versions") if env else None
+    v = key.get("tensorflow") or (versions.get("tensorflow") if versions else None)
     return str(v) if v else "?"
 
 
