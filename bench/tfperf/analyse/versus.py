@@ -21,7 +21,6 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .. import stats
 from ..errors import TfperfError
@@ -246,10 +245,10 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
         rows = [case_versus(m, theirs[cid], o.name, cache)
                 for cid, m in sorted(mine.items()) if cid in theirs and theirs[cid].ok]
         cases += rows
-        env: Mapping[str, Any] = o.environment or {}
         summaries.append(RunnerSummary(
             name=o.name, runner=o.runner, profile=o.profile, description=o.description,
-            contributed_by=o.contributed_by, cpu=env.get("cpu_model"), cases=len(rows),
+            contributed_by=o.contributed_by, cpu=o.environment.get("cpu_model") if o.environment else None,
+            cases=len(rows),
             typical_ratio=stats.median([c.ratio.point for c in rows]) if rows else None,
             in_iqr=sum(c.in_iqr for c in rows), in_ci=sum(c.in_ci for c in rows)))
     measured_topics = sorted({m.topic for m in here.measurements})
@@ -277,7 +276,7 @@ def as_json(v: Versus) -> dict[str, object]:
     def ratio(r: Ratio | None) -> dict[str, float] | None:
         return None if r is None else {"point": r.point, "low": r.low, "high": r.high}
 
-    env: Mapping[str, Any] = v.here.environment or {}
+    env: Mapping[str, object] = v.here.environment or {}
     return {
         "here": {"runner": v.here.runner, "profile": v.here.profile, "path": v.here.path,
                  "cpu": env.get("cpu_model"), "cores": env.get("cores"),

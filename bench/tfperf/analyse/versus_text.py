@@ -44,7 +44,7 @@ def _scenario(params: Mapping[str, object], settings: dict[str, str]) -> str:
 
 
 def render(v: Versus) -> str:
-    env: Mapping[str, Any] = v.here.environment or {}
+    env: Mapping[str, object] = v.here.environment or {}
     out = [(f"this machine: {_printable(v.here.runner)} ({_printable(env.get('cpu_model') or '?')}, "
             f"{env.get('cores') or '?'} cores), {v.here.profile} profile, {len(v.here.measurements)} result(s) "
             f"from {_printable(v.here.path, 200)}"),
