@@ -189,6 +189,18 @@ def test_a_stale_or_missing_committed_notebook_gets_no_link(tmp_path: Path, monk
     assert "Open in Colab" in site.page_content(PAGE, "notebooks/predict_vs_call.ipynb")
 
 
+def test_the_topic_pages_notebook_line_opens_it_in_colab_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = _project(tmp_path)
+    md = "<!-- tfperf:notebook xla_jit -->\n"
+    site = _built_site(root, {"GITHUB_REPOSITORY": "example/tfperf", "GITHUB_REF_NAME": "main"}, monkeypatch)
+    page = site.page_content(site.page_markdown(md, "topics/xla_jit.md", "topics/xla_jit/"), "topics/xla_jit.md")
+    assert (f'download xla_jit.ipynb</a> · <a href="{COLAB}example/tfperf/blob/main/{NOTEBOOKS_DIR}/xla_jit.ipynb" '
+            'rel="noopener">open in Colab</a>') in page
+    site = _built_site(root, {}, monkeypatch)
+    page = site.page_content(site.page_markdown(md, "topics/xla_jit.md", "topics/xla_jit/"), "topics/xla_jit.md")
+    assert "download xla_jit.ipynb</a> (Jupyter or Colab" in page and "colab.research" not in page
+
+
 def test_site_without_colab_configuration_is_unchanged(tmp_path: Path) -> None:
     site = Site(tmp_path, tmp_path / "none", tmp_path / "snippets", tmp_path / "cache",
                 colab=Colab("someone", "tfperf", "main", "notebooks/{topic}.ipynb"))

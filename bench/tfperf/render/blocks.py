@@ -267,8 +267,10 @@ def block_notebook(d: Directive, ctx: Context) -> Markup:
     snippet = Path(info.yaml_path).with_suffix(".py") if info else None
     extra = packages(snippet.read_text(encoding="utf-8")) if snippet and snippet.is_file() else []
     needs = ("TensorFlow and " + ", ".join(extra) + ", which its first cell installs") if extra else "only TensorFlow"
+    colab = ctx.colab.get(topic)
+    opens = f" · {link(colab, 'open in Colab', rel='noopener')}" if colab else ""
     return Markup(f'<p class="tfperf-notebook">Run it yourself as a notebook: {link(page, "view the notebook")} · '
-                  f'<a href="{h(ipynb)}" download>download {h(topic)}.ipynb</a> (Jupyter or Colab; needs '
+                  f'<a href="{h(ipynb)}" download>download {h(topic)}.ipynb</a>{opens} (Jupyter or Colab; needs '
                   f"{h(needs)}).</p>")
 
 

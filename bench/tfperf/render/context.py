@@ -28,6 +28,7 @@ class Context:
     prefix: str                                  # relative path from the page to the site root
     svgs: SvgCache
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
+    colab: dict[str, str] = field(default_factory=dict)       # topic -> "Open in Colab" url (render/colab.py)
     topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
     topic_order: tuple[str, ...] = ()            # topic pages in the nav's reading order
     sources: Sources = field(default_factory=dict)            # topic -> what its sources reported (sources/*.yaml)

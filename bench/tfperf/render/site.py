@@ -150,7 +150,8 @@ class Site:
 
     def page_markdown(self, markdown: str, src_uri: str, url: str) -> str:
         assert self.ds is not None
-        ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks,
+        colab = {t: self.colab.url(t) for t in sorted(self.colab_topics)} if self.colab is not None else {}
+        ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks, colab=colab,
                       topic_pages=self.topic_pages, topic_order=self.topic_order, sources=self.sources)
         slots: dict[int, Markup] = {}
         self.slots[src_uri] = slots
