@@ -159,3 +159,21 @@ def test_the_rounds_tighten_every_published_pair_once() -> None:
     assert len(unordered) == len(pairs)
     assert unordered == {frozenset(p) for p in (*claim_pairs(topic, tasks), *defaults)}
     assert default_pairs(load_topic(YAML), tasks) == ()          # cpu_threads: default is the reference
+
+
+def test_a_control_holds_only_where_its_scenarios_are() -> None:
+    """serving_formats' ONNX control is for the convnet only (the g2p model's Keras 2 and
+    Keras 3 builds export different ONNX graphs): no pair in a g2p scenario, a pair in the
+    convnet's, and one in history's scenarios, which do not vary the model."""
+    from tfperf.measure.orchestrate import Task, control_pairs
+    from tfperf.topic_schema import control_applies
+
+    topic = load_topic(ROOT / "snippets" / "serving_formats.yaml")
+    (control,) = topic.data["controls"]
+    assert control_applies(control, {"model": "convnet", "batch": 1})
+    assert not control_applies(control, {"model": "g2p_gru", "batch": 1})
+    assert control_applies(control, {"batch": 1})                      # history: no model parameter
+    for profile, params, want in (("full", {"batch": 1, "model": "g2p_gru"}, 0),
+                                  ("full", {"batch": 1, "model": "convnet"}, 1), ("history", {"batch": 1}, 1)):
+        tasks = [Task(c.case_id, "case", c, {}, {}) for c in expand(topic, profile, cores=2) if c.params == params]
+        assert tasks and len(control_pairs(topic, tasks, cores=2)) == want, (profile, params)

@@ -15,6 +15,7 @@ profiles), :class:`ListOf` for lists, and ``None`` for a value that other code c
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -60,7 +61,8 @@ SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "faster_settings": None, "slower_set
 COMPARE = ("per_call", "per_step")
 
 # Settings pairs that must measure the same (analyse/controls.py).
-CONTROL: dict[str, Spec] = {"id": None, "text": None, "variant": None, "settings": None, "same_as": None}
+CONTROL: dict[str, Spec] = {"id": None, "text": None, "variant": None, "settings": None, "same_as": None,
+                             "where": None}
 
 # A cProfile run beside the timings (measure/orchestrate.py _breakdowns).
 BREAKDOWN: dict[str, Spec] = {"variant": None, "params": None, "settings": None, "calls": None,
@@ -100,6 +102,20 @@ class Control(TypedDict, total=False):
     variant: str
     settings: dict[str, object]
     same_as: dict[str, object]
+    where: dict[str, object]             # the scenarios it holds in (parameter -> values), else all
+
+
+def control_applies(control: Control, params: Mapping[str, object]) -> bool:
+    """A control's ``where`` (parameter -> value or values) holds for a scenario with these
+    parameters. A parameter the scenario does not have restricts nothing: a profile that
+    does not vary it measures its default (serving's history profile has no ``model``)."""
+    for k, want in (control.get("where") or {}).items():
+        if k not in params:
+            continue
+        wants = want if isinstance(want, list) else [want]
+        if str(params[k]).lower() not in {str(w).lower() for w in wants}:
+            return False
+    return True
 
 
 TOPIC: dict[str, Spec] = {
@@ -169,7 +185,7 @@ def check_references(data: dict[str, Any], path: Path) -> None:
         _require(isinstance(control, dict), path, f"controls.{i}", "must be a mapping")
         _require(str(control.get("variant")) in names, path, f"controls.{i}.variant",
                  f"{control.get('variant')!r} is not a declared variant")
-        for part in ("settings", "same_as"):
+        for part in ("settings", "same_as", "where"):
             _check_scope(control.get(part), data, path, f"controls.{i}.{part}")
     for i, bd in enumerate(data.get("breakdowns") or []):
         _require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .. import stats
-from ..topic_schema import Control
+from ..topic_schema import Control, control_applies
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
@@ -76,6 +76,8 @@ def controls_for(m: Measurement, controls: Iterable[Control], by: Index, noise: 
     same values as ``m`` for every setting the control does not name."""
     out = []
     for c in controls:
+        if not control_applies(c, m.params):
+            continue
         a_settings = _resolve({**m.settings, **{str(k): str(v) for k, v in (c.get("settings") or {}).items()}}, m)
         b_settings = {**m.settings, **{str(k): str(v) for k, v in (c.get("same_as") or {}).items()}}
         if a_settings is None:

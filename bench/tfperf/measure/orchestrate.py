@@ -24,6 +24,7 @@ from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
 from ..store.claims import Claims
 from ..store.ids import settings_id
+from ..topic_schema import control_applies
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, missing, read_stored
 from .pool import Pool, default_max_live
@@ -201,7 +202,8 @@ def control_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[t
         same_as = {str(k): str(v) for k, v in (control.get("same_as") or {}).items()}
         for t in tasks:
             c = t.case
-            if c.variant != str(control.get("variant")) or not _has(c.settings, want):
+            if c.variant != str(control.get("variant")) or not _has(c.settings, want) \
+                    or not control_applies(control, c.params):
                 continue
             other = index.get((c.variant, settings_id({**c.settings, **same_as})))
             if other is not None and other.id != t.id and (t.id, other.id) not in pairs:
