@@ -102,7 +102,15 @@ def current(measurements: Iterable[Measurement]) -> list[Measurement]:
         r = _rank(m)
         return (r[0], release_key(m.tensorflow), *r[1:])
 
+    # Where a runner's main profile measured a topic, the topic's history results are
+    # history only, also for cases the main grid does not have: a profile that does not
+    # vary a parameter (serving's history has no `model`) has other case ids, and its
+    # scenarios (of any release) would stand beside the main ones on the page.
+    measurements = list(measurements)
+    main = {(m.runner, m.topic) for m in measurements if not m.stale and m.source.profile != HISTORY_PROFILE}
     for m in measurements:
+        if m.source.profile == HISTORY_PROFILE and (m.runner, m.topic) in main:
+            continue
         k = (m.runner, m.case_id)
         if k not in best or rank(m) > rank(best[k]):
             best[k] = m
