@@ -72,22 +72,30 @@ def test_current_is_the_newest_release_not_the_newest_run(ds) -> None:  # type: 
 
 
 def test_history_results_under_other_case_ids_stay_history_where_the_main_profile_measured(ds) -> None:  # type: ignore[no-untyped-def]
-    """A history profile that does not vary a parameter (serving's has no `model`) has other
-    case ids than the main grid: under a release the main profile measured, its results are
-    history only and never stand as scenarios of their own on the topic page, whatever their
-    release; a runner with history only keeps them current."""
+    """A history profile that does not vary a parameter of the main grid (serving's has no
+    `model`) has other case ids for the same scenarios: its results are history only and
+    never stand as scenarios of their own on the topic page, whatever their release; a
+    runner with history only keeps them current, and so does a history case that has the
+    main grid's parameters."""
     from dataclasses import replace
 
     from tfperf.analyse.select import current, history
 
-    renamed = [replace(m, case_id=m.case_id + "-h") if m.source.profile == "history" else m
-               for m in ds.measurements]
+    def without_size(m):  # type: ignore[no-untyped-def]   # history does not vary `size`
+        if m.source.profile != "history":
+            return m
+        return replace(m, case_id=m.case_id + "-h", params={k: v for k, v in m.params.items() if k != "size"})
+
+    renamed = [without_size(m) for m in ds.measurements]
     cur = current(renamed)
     assert not any(m.case_id.endswith("-h") for m in cur)                         # of any release
     assert {(m.source.profile, m.tensorflow) for m in cur} == {("full", "2.21.0")}
     assert any(m.case_id.endswith("-h") for m in history(renamed))                 # still history
     only_history = [m for m in renamed if m.source.profile == "history"]          # a history-only runner
     assert {m.tensorflow for m in current(only_history) if m.runner == "fixture-a"} == {"2.21.0"}
+    # A history case with the main grid's parameters but an id the main grid lacks stays current.
+    extra = [replace(m, case_id=m.case_id + "-x") if m.source.profile == "history" else m for m in ds.measurements]
+    assert any(m.case_id.endswith("-x") for m in current(extra))
 
 
 def test_history_keeps_one_result_per_release(ds) -> None:  # type: ignore[no-untyped-def]

@@ -102,14 +102,17 @@ def current(measurements: Iterable[Measurement]) -> list[Measurement]:
         r = _rank(m)
         return (r[0], release_key(m.tensorflow), *r[1:])
 
-    # Where a runner's main profile measured a topic, the topic's history results are
-    # history only, also for cases the main grid does not have: a profile that does not
-    # vary a parameter (serving's history has no `model`) has other case ids, and its
-    # scenarios (of any release) would stand beside the main ones on the page.
+    # A history profile that does not vary a parameter of the runner's main grid (serving's
+    # history has no `model`) names its cases without it: other case ids for the same
+    # scenarios, which would stand beside the main ones on the page. Such results are
+    # history only; a history case with the main grid's parameters still fills a gap.
     measurements = list(measurements)
-    main = {(m.runner, m.topic) for m in measurements if not m.stale and m.source.profile != HISTORY_PROFILE}
+    main: dict[tuple[str, str], set[str]] = {}
     for m in measurements:
-        if m.source.profile == HISTORY_PROFILE and (m.runner, m.topic) in main:
+        if not m.stale and m.source.profile != HISTORY_PROFILE:
+            main.setdefault((m.runner, m.topic), set()).update(m.params)
+    for m in measurements:
+        if m.source.profile == HISTORY_PROFILE and set(m.params) < main.get((m.runner, m.topic), set()):
             continue
         k = (m.runner, m.case_id)
         if k not in best or rank(m) > rank(best[k]):
