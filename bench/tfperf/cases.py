@@ -12,7 +12,7 @@ import hashlib
 import itertools
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import yaml
 from .budget import Budget
 from .errors import CaseGridError
 from .store import ids
-from .store.record_types import Scalar
+from .store.record_types import ProcessSettings, Scalar
 from .store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import Claim, Variant, check_keys, check_references
 
@@ -41,7 +41,7 @@ DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
 # Each value maps to: env (set before TensorFlow is imported), intra_op_threads,
 # inter_op_threads, eager (False = tf.compat.v1.disable_eager_execution()), cpus (the CPU
 # numbers the worker is pinned to before TensorFlow is imported, e.g. [1] or "0,1"; Linux).
-BUILTIN_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
+BUILTIN_SETTINGS: dict[str, dict[str, ProcessSettings]] = {
     "keras": {
         "3": {"env": {"TF_USE_LEGACY_KERAS": "0"}},
         "2": {"env": {"TF_USE_LEGACY_KERAS": "1"}},
@@ -57,7 +57,7 @@ class Case:
     variant: str
     params: dict[str, Scalar]
     settings: dict[str, str]          # setting name -> value, as declared ({"keras": "3"})
-    process: dict[str, Any]           # resolved process settings (see BUILTIN_SETTINGS)
+    process: ProcessSettings          # resolved process settings (see BUILTIN_SETTINGS)
     snippet: str                      # path of the snippet file
     fn: str                           # function in the snippet that is timed
     setup: str                        # function(params) -> kwargs for fn
@@ -181,9 +181,11 @@ def _cpu_list(val: Any, path: Path, where: str) -> list[int]:
     return cpus
 
 
-def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> dict[str, Any]:
-    declared = {**BUILTIN_SETTINGS, **topic.data.get("settings_map", {})}
-    process: dict[str, Any] = {"env": {}}
+def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> ProcessSettings:
+    # The topic's settings_map is YAML: each field is converted (or passed on) here.
+    declared: dict[str, Mapping[str, Mapping[str, Any]]] = {**BUILTIN_SETTINGS, **topic.data.get("settings_map", {})}
+    env: dict[str, str] = {}
+    process: ProcessSettings = {"env": env}
     for key, value in sorted(settings.items()):
         table = declared.get(key)
         _require(table is not None, topic.path, f"settings.{key}", "no mapping for this setting")
@@ -195,13 +197,15 @@ def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> dict[str
         for fld, val in entry.items():
             _require(fld in PROCESS_FIELDS, topic.path, f"settings_map.{key}.{value}.{fld}", "unknown process field")
             if fld == "env":
-                process["env"].update({str(k): str(v) for k, v in val.items()})
-            elif fld in ("intra_op_threads", "inter_op_threads"):
-                process[fld] = int(val)
+                env.update({str(k): str(v) for k, v in val.items()})
+            elif fld == "intra_op_threads":
+                process["intra_op_threads"] = int(val)
+            elif fld == "inter_op_threads":
+                process["inter_op_threads"] = int(val)
             elif fld == "cpus":
-                process[fld] = _cpu_list(val, topic.path, f"settings_map.{key}.{value}.cpus")
-            else:
-                process[fld] = val
+                process["cpus"] = _cpu_list(val, topic.path, f"settings_map.{key}.{value}.cpus")
+            else:                                   # "eager", the last of PROCESS_FIELDS: as the YAML says
+                process["eager"] = val
     return process
 
 

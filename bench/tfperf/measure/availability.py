@@ -16,11 +16,11 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from . import envinfo
 
-STATUS = "unavailable"
+STATUS: Final = "unavailable"
 API_PACKAGES = ("tensorflow", "keras", "tf_keras")
 STAMP = "tfperf-venv.json"            # written by tfperf.measure.venvs into each venv
 _MISSING_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")

@@ -15,7 +15,45 @@ import sys
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+if TYPE_CHECKING:
+    # Types only: the worker runs in TensorFlow venvs without the store's dependencies
+    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ..store.record_types import Gpu, ProcessSettings, Threads, Versions
+
+
+
+class MachineInfo(TypedDict):
+    """The machine's part of an environment record (``record_types.Environment``)."""
+
+    os: str
+    machine: str
+    cpu_model: str
+    isa: dict[str, bool]
+    cores: int
+    memory_bytes: int | None
+    python: str
+
+
+class TensorFlowInfo(TypedDict):
+    """The imported TensorFlow's part of an environment record."""
+
+    versions: Versions
+    tf_build: dict[str, Any] | None           # tf.sysconfig.get_build_info(): whatever the build says
+    cuda: str | None
+    cudnn: str | None
+    gpus: list[Gpu]
+    onednn: bool
+    onednn_built: bool | None
+    onednn_max_cpu_isa: str | None
+    threads: Threads
+
+
+class CpuGuard(TypedDict):
+    """What TensorFlow's CPU-feature guard logged (``Environment.tf_cpu_features``)."""
+
+    instructions_not_used_everywhere: list[str] | None
 
 ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16",
              "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve", "sve2")
@@ -74,7 +112,7 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def machine_info() -> dict[str, Any]:
+def machine_info() -> MachineInfo:
     model, flags = _cpuinfo()
     return {
         "os": f"{platform.system()} {platform.release()}",
@@ -141,14 +179,14 @@ def _has_nvidia_gpu() -> bool:
     return Path("/proc/driver/nvidia/version").exists() or bool(os.environ.get("TFPERF_FAKE_GPU"))
 
 
-def _nvidia_smi() -> list[dict[str, Any]]:
+def _nvidia_smi() -> list[Gpu]:
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
                               "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=10,
                              check=False)
     except (OSError, subprocess.SubprocessError):
         return []
-    gpus = []
+    gpus: list[Gpu] = []
     for line in out.stdout.strip().splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) >= 3:
@@ -157,7 +195,7 @@ def _nvidia_smi() -> list[dict[str, Any]]:
     return gpus
 
 
-def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) -> dict[str, Any]:
+def tensorflow_info(tf: Any, settings: dict[str, str], process: ProcessSettings) -> TensorFlowInfo:
     """Everything TensorFlow-specific, read from the imported module inside a worker."""
     build: dict[str, Any] | None
     try:
@@ -185,7 +223,7 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
     # oneDNN is on by default on x86 Linux and Windows builds since TF 2.9.
     onednn_default = platform.machine().lower() in ("x86_64", "amd64")
     return {
-        "versions": versions,
+        "versions": cast("Versions", versions),        # tensorflow, numpy and keras among them
         "tf_build": build,
         "cuda": (build or {}).get("cuda_version") if gpus else None,
         "cudnn": (build or {}).get("cudnn_version") if gpus else None,
@@ -202,7 +240,7 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: dict[str, Any]) 
     }
 
 
-def cpu_guard_message(log: str) -> dict[str, Any]:
+def cpu_guard_message(log: str) -> CpuGuard:
     """What TensorFlow's CPU-feature guard said at load time: the instructions this CPU
     has that the build does not use in all operations ("rebuild TensorFlow with the
     appropriate compiler flags"), e.g. ["AVX2", "AVX512F", "FMA"]."""

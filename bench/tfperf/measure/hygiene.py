@@ -15,7 +15,16 @@ import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+
+from ..store.record_types import MachineState
+
+
+class Snapshot(MachineState):
+    """The machine state stored with a scenario, and the raw counters ``others_share`` compares."""
+
+    _t: float                     # time.monotonic()
+    _busy: float | None           # machine_busy_s
+    _ours: float                  # process_cpu_s of this process and its workers
 
 CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
 PROC = Path("/proc")
@@ -59,7 +68,7 @@ def process_cpu_s(pids: Iterable[int], proc: Path = PROC) -> float:
     return total
 
 
-def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ, proc: Path = PROC) -> dict[str, Any]:
+def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ, proc: Path = PROC) -> Snapshot:
     """Load averages (1, 5, 15 min), governor and frequency (MHz) where readable, and the
     CPU-time counters that :func:`others_share` compares."""
     try:
@@ -73,19 +82,20 @@ def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ, proc: Path = PRO
             "_ours": process_cpu_s([os.getpid(), *pids], proc)}
 
 
-def others_share(before: dict[str, Any], after: dict[str, Any], cores: int) -> float | None:
+def others_share(before: Snapshot, after: Snapshot, cores: int) -> float | None:
     """The share of the machine's cores that processes other than ours kept busy between
     two snapshots (0.0: nobody else; 1.0: every core all the time)."""
-    if before.get("_busy") is None or after.get("_busy") is None:
+    busy_before, busy_after = before.get("_busy"), after.get("_busy")
+    if busy_before is None or busy_after is None:
         return None
     elapsed = after["_t"] - before["_t"]
     if elapsed <= 0:
         return None
-    others = (after["_busy"] - before["_busy"]) - (after["_ours"] - before["_ours"])
+    others = (busy_after - busy_before) - (after["_ours"] - before["_ours"])
     share: float = round(max(0.0, others) / (elapsed * max(cores, 1)), 4)
     return share
 
 
-def public(snap: dict[str, Any]) -> dict[str, Any]:
+def public(snap: Snapshot) -> MachineState:
     """The snapshot as stored (without its raw counters)."""
-    return {k: v for k, v in snap.items() if not k.startswith("_")}
+    return {"load": snap.get("load"), "governor": snap.get("governor"), "freq_mhz": snap.get("freq_mhz")}

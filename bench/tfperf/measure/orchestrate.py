@@ -14,27 +14,30 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .. import HARNESS_VERSION, stats, store
 from ..cases import Case, Topic, discover, expand, shard
 from ..errors import TfperfError
 from ..store.claims import Claims
 from ..store.ids import settings_id
+from ..store.record_types import Environment, Key, Noise
+from ..store.record_types import Scenario as ScenarioRecord
 from ..topic_schema import control_applies
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, missing, read_stored
 from .pool import Pool, default_max_live
 from .progress import Progress
+from .protocol import BreakdownFields, BudgetFields, CaseFields, CategoryRule, Tolerance
 from .rounds import RoundRule
 from .scenario import Outcome, ScenarioRun, Task
 
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.
-DEFAULT_CATEGORIES = [
+DEFAULT_CATEGORIES: list[CategoryRule] = [
     # In priority order: a sampled stack goes to the first category matching any of its frames.
     {"name": "tracing functions (tf.function / tf.data map)", "match": ["func_graph.py", "tracing_compilation.py:144", "autograph"]},
     {"name": "building the tf.data input pipeline", "match": ["get_tf_dataset", "data_adapter", "dataset_ops.py"]},
@@ -98,8 +101,8 @@ class Report:
     meanwhile: int = 0            # of the skipped: stored by another run while this one ran
     failed: int = 0
     unavailable: int = 0          # cases that cannot exist in the workers' TensorFlow (not failures)
-    noise: list[dict[str, Any]] = field(default_factory=list)
-    scenarios: list[dict[str, Any]] = field(default_factory=list)
+    noise: list[Noise] = field(default_factory=list)
+    scenarios: list[ScenarioRecord] = field(default_factory=list)
     path: Path | None = None
     signum: int | None = None     # the signal that interrupted the run
     seconds: float = 0.0
@@ -116,7 +119,13 @@ class Report:
         return 128 + self.signum if self.signum is not None else 0
 
 
-def result_key(case: Case, versions: dict[str, str | None], runner: str) -> dict[str, Any]:
+class BreakdownKey(Key):
+    """A breakdown's key: its case's, and the number of calls sampled."""
+
+    breakdown_calls: int
+
+
+def result_key(case: Case, versions: dict[str, str | None], runner: str) -> Key:
     return {
         "snippet_hash": case.snippet_hash,
         "harness_version": HARNESS_VERSION,
@@ -127,21 +136,22 @@ def result_key(case: Case, versions: dict[str, str | None], runner: str) -> dict
     }
 
 
-def _case_payload(case: Case, ref: Case | None) -> dict[str, Any]:
+def _case_payload(case: Case, ref: Case | None) -> CaseFields:
     return {
         "case_id": case.case_id, "snippet": case.snippet, "fn": case.fn, "setup": case.setup,
-        "params": case.params, "budget": case.budget.__dict__, "tolerance": case.tolerance,
+        "params": case.params, "budget": cast(BudgetFields, case.budget.__dict__),
+        "tolerance": cast(Tolerance, case.tolerance),          # rtol and atol (cases.expand)
         "is_reference": case.is_reference, "slot": f"{case.topic}|{case.params_id}|{case.settings_id}",
         "reference_fn": ref.fn if ref else case.fn, "reference_setup": ref.setup if ref else case.setup,
         "reference_id": ref.case_id if ref else None,
     }
 
 
-def _has(settings: dict[str, str], want: dict[str, Any]) -> bool:
+def _has(settings: dict[str, str], want: Mapping[str, object]) -> bool:
     return all(str(settings.get(k)) == str(v) for k, v in want.items())
 
 
-def _matches(case: Case, where: dict[str, Any] | None) -> bool:
+def _matches(case: Case, where: Mapping[str, object] | None) -> bool:
     for k, want in (where or {}).items():
         have = case.params.get(k, case.settings.get(k))
         wants = want if isinstance(want, list) else [want]
@@ -295,9 +305,9 @@ def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: 
             c = t.case
             if c.variant == bd["variant"] and all(str(c.params.get(k)) == str(v) for k, v in bd.get("params", {}).items()) \
                     and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
-                key = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
-                payload = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
-                           "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
+                key: BreakdownKey = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
+                payload: BreakdownFields = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
+                                            "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
                 out.append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
     return breakdowns_left(out, stored)
 
@@ -346,9 +356,9 @@ class Runner:
         self._stop = True
         raise _Interrupted(signum)
 
-    def _save(self, results: Sequence[dict[str, Any]] = (), environments: dict[str, Any] | None = None,
-              noise: Sequence[dict[str, Any]] = (), breakdowns: Sequence[dict[str, Any]] = (),
-              scenarios: Sequence[dict[str, Any]] = (), force: bool = False) -> None:
+    def _save(self, results: Sequence[Mapping[str, object]] = (), environments: Mapping[str, Environment] | None = None,
+              noise: Sequence[Mapping[str, object]] = (), breakdowns: Sequence[Mapping[str, object]] = (),
+              scenarios: Sequence[Mapping[str, object]] = (), force: bool = False) -> None:
         store.append(self.path, runner_label=self.options.runner, profile=self.options.profile,
                      results=list(results), environments=environments, noise=list(noise),
                      breakdowns=list(breakdowns), scenarios=list(scenarios),

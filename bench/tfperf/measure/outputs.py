@@ -14,9 +14,15 @@ call followed by ``to_host`` times the device work too. Tested with fake device 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    # Types only: the worker runs in TensorFlow venvs without the store's dependencies
+    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ..store.record_types import Output
+
 
 
 def to_host(out: Any) -> Any:
@@ -38,19 +44,19 @@ def _flatten(out: Any) -> list[np.ndarray]:
     return [np.asarray(out, dtype=np.float64)]
 
 
-def compare(out: Any, ref: Any, rtol: float, atol: float) -> dict[str, Any]:
+def compare(out: Any, ref: Any, rtol: float, atol: float) -> Output:
     """Max absolute and relative difference of ``out`` against ``ref`` and whether every
     element satisfies |out - ref| <= atol + rtol * |ref| (numpy.allclose's rule)."""
-    result: dict[str, Any] = {"rtol": rtol, "atol": atol, "note": None}
     try:
         a, b = _flatten(to_host(out)), _flatten(to_host(ref))
     except (TypeError, ValueError) as exc:
-        return {**result, "max_abs_diff": None, "max_rel_diff": None, "within_tolerance": False,
-                "note": f"output not numeric: {exc}"}
+        return {"rtol": rtol, "atol": atol, "note": f"output not numeric: {exc}", "max_abs_diff": None,
+                "max_rel_diff": None, "within_tolerance": False}
     if len(a) != len(b) or any(x.shape != y.shape for x, y in zip(a, b)):
         shapes = [x.shape for x in a], [y.shape for y in b]
-        return {**result, "max_abs_diff": None, "max_rel_diff": None, "within_tolerance": False,
-                "note": f"output shape {shapes[0]} differs from the reference's {shapes[1]}"}
+        return {"rtol": rtol, "atol": atol,
+                "note": f"output shape {shapes[0]} differs from the reference's {shapes[1]}",
+                "max_abs_diff": None, "max_rel_diff": None, "within_tolerance": False}
     max_abs = max_rel = 0.0
     ok = True
     wrong_nonfinite = total = 0
@@ -70,11 +76,11 @@ def compare(out: Any, ref: Any, rtol: float, atol: float) -> dict[str, Any]:
         max_abs = max(max_abs, float(diff.max()))
         max_rel = max(max_rel, float((diff / np.maximum(np.abs(y), max(atol, np.finfo(np.float64).tiny))).max()))
         ok = ok and bool(np.all(diff <= atol + rtol * np.abs(y)))
-    if wrong_nonfinite:  # the differences above cover only the values finite in both
-        result["note"] = (f"{wrong_nonfinite} of {total} values non-finite (NaN or inf) where the other "
-                          "output is finite")
-    return {**result, "max_abs_diff": max_abs, "max_rel_diff": max_rel, "within_tolerance": ok,
-            "values": total, "nonfinite": wrong_nonfinite}
+    # the differences above cover only the values finite in both
+    note = (f"{wrong_nonfinite} of {total} values non-finite (NaN or inf) where the other output is finite"
+            if wrong_nonfinite else None)
+    return {"rtol": rtol, "atol": atol, "note": note, "max_abs_diff": max_abs, "max_rel_diff": max_rel,
+            "within_tolerance": ok, "values": total, "nonfinite": wrong_nonfinite}
 
 
 def save(out: Any, path: Path) -> None:

@@ -17,9 +17,11 @@ import tempfile
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, NoReturn, cast
 
+from ..store.record_types import Environment, ProcessSettings
 from . import envinfo
+from .protocol import Answer, Command, Job, Ready
 
 # Time a worker may take outside any case (importing TensorFlow) before it counts as hung.
 GRACE_S = 120.0
@@ -63,7 +65,7 @@ def _rss_mb(pid: int) -> float:
 class WorkerHandle:
     """One worker process of one settings group."""
 
-    def __init__(self, python: str, process: dict[str, Any], settings: dict[str, str], runner: str,
+    def __init__(self, python: str, process: ProcessSettings, settings: dict[str, str], runner: str,
                  memory_limit_mb: int | None) -> None:
         self.memory_limit_mb = memory_limit_mb
         self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives with the worker, closed by kill()
@@ -80,16 +82,16 @@ class WorkerHandle:
         self._buf = b""
         self._sel = selectors.DefaultSelector()
         self._sel.register(rfd, selectors.EVENT_READ)
-        job = {"process": process, "settings": settings, "runner": runner, "git_commit": envinfo.git_commit()}
+        job: Job = {"process": process, "settings": settings, "runner": runner, "git_commit": envinfo.git_commit()}
         self._write(job)
-        self.env: dict[str, Any] | None = None
+        self.env: Environment | None = None
         self.env_id: str | None = None
 
     @property
     def pid(self) -> int:
         return self.proc.pid
 
-    def _write(self, msg: dict[str, Any]) -> None:
+    def _write(self, msg: Job | Command) -> None:
         assert self.proc.stdin is not None
         try:
             self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
@@ -97,15 +99,16 @@ class WorkerHandle:
         except OSError:
             pass  # the worker is gone; reading its answer finds the end of its pipe
 
-    def ready(self) -> dict[str, Any]:
+    def ready(self) -> Ready:
         """Wait for the worker's "ready" message (TensorFlow imported)."""
         msg = self._read(time.monotonic() + GRACE_S)
         if msg.get("type") != "ready":
             self._fail("eof")
-        self.env = msg["env"]
-        return msg
+        ready = cast(Ready, msg)
+        self.env = ready["env"]
+        return ready
 
-    def request(self, cmd: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    def request(self, cmd: Command, timeout_s: float) -> Answer:
         """Send one command and return its answer; raise WorkerGone when none comes
         (reason "exited" when the worker had already exited before the command was sent)."""
         if self.proc.poll() is not None:
@@ -113,11 +116,11 @@ class WorkerHandle:
         self._write(cmd)
         return self._read(time.monotonic() + timeout_s)
 
-    def _read(self, deadline: float) -> dict[str, Any]:
+    def _read(self, deadline: float) -> Answer:
         while True:
             if b"\n" in self._buf:
                 line, self._buf = self._buf.split(b"\n", 1)
-                msg: dict[str, Any] = json.loads(line)
+                msg: Answer = json.loads(line)          # one of the worker's answers (worker.serve)
                 return msg
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -130,7 +133,7 @@ class WorkerHandle:
                     self._fail("eof")
                 self._buf += chunk
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str) -> NoReturn:
         self.kill()
         raise WorkerGone(reason, self.tail(), self.proc.returncode)
 
@@ -185,7 +188,7 @@ class Pool:
         self.max_live = max(1, max_live)
         self.live: OrderedDict[str, WorkerHandle] = OrderedDict()
 
-    def get(self, group: str, process: dict[str, Any], settings: dict[str, str],
+    def get(self, group: str, process: ProcessSettings, settings: dict[str, str],
             keep: frozenset[str] = frozenset()) -> tuple[WorkerHandle, bool]:
         """The group's worker, started if needed (``True`` when new: wait for its ready)."""
         if group in self.live:

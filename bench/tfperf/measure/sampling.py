@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .protocol import CategoryRule
+
 
 def _stack(frame: Any) -> tuple[str, ...]:
     out = []
@@ -56,7 +58,7 @@ def sample(call: Callable[[], Any], calls: int, interval: float = 0.0005) -> tup
     return weights, time.perf_counter() - t0
 
 
-def categorise(weights: Counter[tuple[str, ...]], rules: Sequence[dict[str, Any]],
+def categorise(weights: Counter[tuple[str, ...]], rules: Sequence[CategoryRule],
                boundary: str | None = None) -> dict[str, float]:
     """Seconds per category. Frames outside the measured call (below ``boundary``, a
     substring of the outermost frame of interest) are ignored when matching."""

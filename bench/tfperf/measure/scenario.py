@@ -13,19 +13,43 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict, cast
 
 from .. import stats
 from ..cases import Case
 from ..store.ids import env_id, key_hash
+from ..store.record_types import (
+    Breakdown,
+    Environment,
+    Interleave,
+    Key,
+    Noise,
+    Result,
+    ScenarioStoppedBy,
+    Status,
+    StoppedBy,
+    Summary,
+    Timing,
+)
+from ..store.record_types import Scenario as ScenarioRecord
 from . import envinfo, hygiene
 from .pool import Pool, WorkerGone, WorkerHandle
+from .protocol import (
+    Answer,
+    BreakdownDone,
+    BreakdownTask,
+    CaseFields,
+    CaseTask,
+    Command,
+    CompareWith,
+    Prepared,
+    Sampled,
+    WorkerResult,
+)
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
-
-Record = dict[str, Any]
 
 
 @dataclass
@@ -33,41 +57,50 @@ class Task:
     """One thing a worker does: measure a case, or sample where a call spends its time."""
 
     id: str
-    kind: str                     # "case" | "breakdown"
+    kind: Literal["case", "breakdown"]
     case: Case
-    key: dict[str, Any]
-    payload: dict[str, Any]
+    key: Key
+    payload: CaseFields           # BreakdownFields for a breakdown
 
-    def worker_payload(self) -> dict[str, Any]:
-        return {**self.payload, "id": self.id, "kind": self.kind}
+    def worker_payload(self) -> CaseTask:
+        return cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
 
 
 @dataclass
 class Outcome:
     """What a scenario leaves to store."""
 
-    results: list[Record] = field(default_factory=list)
-    noise: list[Record] = field(default_factory=list)
-    scenarios: list[Record] = field(default_factory=list)
-    breakdowns: list[Record] = field(default_factory=list)
-    environments: dict[str, Record] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)
+    noise: list[Noise] = field(default_factory=list)
+    scenarios: list[ScenarioRecord] = field(default_factory=list)
+    breakdowns: list[Breakdown] = field(default_factory=list)
+    environments: dict[str, Environment] = field(default_factory=dict)
 
 
-def failure(status: str, error: str) -> Record:
+def failure(status: Status, error: str) -> WorkerResult:
     now = envinfo.now_iso()
     return {"status": status, "error": error, "first_call_s": None, "warmup": None, "timing": None,
             "output": None, "setup_s": None, "metrics": {}, "started_at": now, "finished_at": now,
             "duration_s": 0.0}
 
 
-def record(task: Task, worker_result: Record, env: str | None) -> Record:
+def record(task: Task, worker_result: Mapping[str, object], env: str | None) -> Result:
+    """A result record: the case, its key and what its worker measured (a ``WorkerResult``,
+    its timing completed from the rounds, and the interleave)."""
     c = task.case
-    return {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
-            "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
-            "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result}
+    return cast(Result, {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
+                         "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
+                         "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result})
 
 
-_WHY = {"timeout": "timeout", "memory": "crashed", "eof": "crashed", "exited": "crashed"}
+class _OutputCheck(TypedDict, total=False):
+    """What a prepare command adds to the case for the output check (see ``_output_check``)."""
+
+    save_reference: str
+    compare_with: CompareWith
+
+
+_WHY: dict[str, Status] = {"timeout": "timeout", "memory": "crashed", "eof": "crashed", "exited": "crashed"}
 
 
 class ScenarioRun:
@@ -82,8 +115,8 @@ class ScenarioRun:
         self.on_progress, self.log = on_progress, log
         self.id = uuid.uuid4().hex[:16]
         self.out = Outcome()
-        self.prepared: dict[str, Record] = {}        # task id -> the worker's prepare result
-        self.failed: dict[str, Record] = {}          # task id -> failure result
+        self.prepared: dict[str, WorkerResult] = {}  # task id -> the worker's prepare result
+        self.failed: dict[str, WorkerResult] = {}    # task id -> failure result
         self.envs: dict[str, str | None] = {}        # group -> env id of its worker
         self.groups = {t.case.group_key for t in tasks}
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
@@ -111,14 +144,14 @@ class ScenarioRun:
             self.envs[c.group_key] = eid
             self.out.environments[eid] = env
         elif c.group_key not in self.envs:
-            env = handle.env or {}
-            eid = env_id(env) if env else None
+            known = handle.env
+            eid = env_id(known) if known else None
             self.envs[c.group_key] = eid
-            if eid:
-                self.out.environments[eid] = env
+            if eid and known:
+                self.out.environments[eid] = known
         return handle
 
-    def _ask(self, task: Task, cmd: dict[str, Any], timeout_s: float, retry: bool = True) -> dict[str, Any]:
+    def _ask(self, task: Task, cmd: Command, timeout_s: float, retry: bool = True) -> Answer:
         """One command to the task's worker; on WorkerGone the group's worker is discarded
         and the exception goes on to the caller. A worker found dead before the command
         was sent (it exited while idle, e.g. in a teardown) blames no case: a new worker
@@ -142,7 +175,7 @@ class ScenarioRun:
                     raise
             return self._ask(task, cmd, timeout_s, retry=False)
 
-    def _fail(self, task: Task, status: str, error: str) -> None:
+    def _fail(self, task: Task, status: Status, error: str) -> None:
         self.failed[task.id] = failure(status, error)
         self.prepared.pop(task.id, None)
         self.on_progress(task.id, True)
@@ -156,7 +189,7 @@ class ScenarioRun:
         self._reprepare(task.case.group_key)
 
     # -- preparing --------------------------------------------------------------------------
-    def _output_check(self, task: Task) -> dict[str, Any]:
+    def _output_check(self, task: Task) -> _OutputCheck:
         """What the task's worker needs to check its output against the scenario's output
         reference: the baseline (the reference variant under the baseline settings), or,
         when that could not run (Keras 3 before TensorFlow 2.16), the first reference
@@ -174,7 +207,7 @@ class ScenarioRun:
 
     def _prepare(self, task: Task, again: bool = False) -> None:
         self.on_progress(task.id, False)
-        payload = {**task.worker_payload(), **self._output_check(task)}
+        payload: CaseTask = {**task.worker_payload(), **self._output_check(task)}
         try:
             msg = self._ask(task, {"cmd": "prepare", "task": payload}, task.case.timeout_s)
         except WorkerGone as gone:
@@ -183,12 +216,12 @@ class ScenarioRun:
             else:
                 self._gone(task, gone, "while preparing")
             return
-        result = msg.get("result") or {}
+        result = cast(Prepared, msg).get("result") or {}
         if self.output_reference is None and result.get("status") == "ok" and task.case.is_reference \
                 and self.reference_file.exists():
             self.output_reference = task
         if result.get("status") != "ok":
-            self._fail(task, str(result.get("status") or "error"), str(result.get("error")))
+            self._fail(task, cast(Status, str(result.get("status") or "error")), str(result.get("error")))
             self.failed[task.id] = result
             return
         if not again:
@@ -245,7 +278,7 @@ class ScenarioRun:
                     self._gone(task, gone, f"in round {index + 1}")
                     continue
                 if msg.get("type") == "sample":
-                    rounds.add(index, slot.name, float(msg["seconds"]))
+                    rounds.add(index, slot.name, float(cast(Sampled, msg)["seconds"]))
                 else:
                     self._drop(rounds, task)
                     self._fail(task, "error", str(msg.get("error")))
@@ -283,17 +316,17 @@ class ScenarioRun:
             rounds.drop(task.id + AA_SUFFIX)
 
     # -- records ------------------------------------------------------------------------------
-    def _timing(self, rounds: Rounds, name: str, inner_loops: int, stopped_by: str) -> Record | None:
+    def _timing(self, rounds: Rounds, name: str, inner_loops: int, stopped_by: str) -> Timing | None:
         got = rounds.samples.get(name) or {}
         if not got:
             return None
         idx = sorted(got)
         samples = [float(f"{got[i]:.6g}") for i in idx]
-        return {"inner_loops": inner_loops, "summary": stats.summarize(samples).as_dict(),
-                "samples": samples, "stopped_by": stopped_by, "rounds": idx}
+        return {"inner_loops": inner_loops, "summary": cast(Summary, stats.summarize(samples).as_dict()),
+                "samples": samples, "stopped_by": cast(StoppedBy, stopped_by), "rounds": idx}
 
-    def _interleave(self) -> Record:
-        out = {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
+    def _interleave(self) -> Interleave:
+        out: Interleave = {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
         if self.output_reference is not None:
             out["output_reference"] = self.output_reference.case.case_id
         return out
@@ -301,14 +334,17 @@ class ScenarioRun:
     def _collect(self, rounds: Rounds, stopped_by: str, by_id: dict[str, Task]) -> None:
         for task in self.tasks:
             env = self.envs.get(task.case.group_key)
+            res: dict[str, object]
             if task.id in self.failed:
                 res = dict(self.failed[task.id])
             else:
-                res = dict(self.prepared[task.id])
-                loops = int((res.get("timing") or {}).get("inner_loops") or 1)
+                prepared = self.prepared[task.id]
+                res = dict(prepared)
+                prep = prepared.get("timing")
+                loops = int((prep["inner_loops"] if prep else None) or 1)
                 timing = self._timing(rounds, task.id, loops, stopped_by)
                 if timing is None:
-                    res = failure("error", "no sample was taken (the scenario ended before its first round)")
+                    res = dict(failure("error", "no sample was taken (the scenario ended before its first round)"))
                 else:
                     res["timing"] = timing
                     self.on_progress(task.id, True)
@@ -327,12 +363,14 @@ class ScenarioRun:
 
     def _breakdowns(self) -> None:
         for task in self.breakdowns:
-            if self.failed.get(task.case.case_id, {}).get("status") == "unavailable":
+            failed = self.failed.get(task.case.case_id)
+            if failed is not None and failed.get("status") == "unavailable":
                 self.on_progress(task.id, True)       # not in this TensorFlow: nothing to break down
                 continue
             self.on_progress(task.id, False)
             try:
-                msg = self._ask(task, {"cmd": "breakdown", "task": task.worker_payload()}, task.case.timeout_s)
+                bd_task = cast(BreakdownTask, task.worker_payload())      # its payload: BreakdownFields
+                msg = self._ask(task, {"cmd": "breakdown", "task": bd_task}, task.case.timeout_s)
             except WorkerGone as gone:
                 self.log(f"\nbreakdown {task.id} failed: worker {gone.reason}")
                 continue
@@ -343,11 +381,12 @@ class ScenarioRun:
                 self.out.breakdowns.append({"case_id": c.case_id, "topic": c.topic, "variant": c.variant,
                                             "params": c.params, "settings": c.settings,
                                             "key_hash": key_hash(task.key),
-                                            "env_id": self.envs.get(c.group_key), **msg["breakdown"]})
+                                            "env_id": self.envs.get(c.group_key),
+                                            **cast(BreakdownDone, msg)["breakdown"]})
             else:
                 self.log(f"\nbreakdown {task.id} failed: {msg.get('error')}")
 
-    def _scenario_record(self, rounds: Rounds, stopped_by: str, before: Record, after: Record,
+    def _scenario_record(self, rounds: Rounds, stopped_by: str, before: hygiene.Snapshot, after: hygiene.Snapshot,
                          seconds: float, seconds_rounds: float) -> None:
         c = self.baseline.case
         cores = envinfo.cores()
@@ -359,7 +398,7 @@ class ScenarioRun:
         self.out.scenarios.append({
             "id": self.id, "topic": c.topic, "params": c.params, "runner": self.baseline.key["runner"],
             "baseline": c.case_id, "cases": [t.case.case_id for t in self.tasks],
-            "rounds": rounds.count, "stopped_by": stopped_by, "seed": self.seed,
+            "rounds": rounds.count, "stopped_by": cast(ScenarioStoppedBy, stopped_by), "seed": self.seed,
             "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
             "workers": len(self.groups), "widest_rel_ci": _finite(rounds.widest(self.rule.tighten)),
             "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),

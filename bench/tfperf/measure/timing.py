@@ -11,10 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..budget import Budget
 from ..stats import summarize
+
+if TYPE_CHECKING:
+    # Types only: the worker runs in TensorFlow venvs without the store's dependencies
+    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ..store.record_types import StoppedBy, Summary
+    from ..store.record_types import Timing as TimingRecord
 
 Clock = Callable[[], float]
 
@@ -29,12 +35,12 @@ class Timing:
     samples: list[float] = field(default_factory=list)   # seconds per call
     stopped_by: str = "ci"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> TimingRecord:
         return {
             "inner_loops": self.inner_loops,
-            "summary": summarize(self.samples).as_dict(),
+            "summary": cast("Summary", summarize(self.samples).as_dict()),     # its fields are the schema's
             "samples": [float(f"{s:.6g}") for s in self.samples],
-            "stopped_by": self.stopped_by,
+            "stopped_by": cast("StoppedBy", self.stopped_by),
         }
 
 

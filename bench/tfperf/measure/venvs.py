@@ -138,7 +138,7 @@ def site_packages(venv: Path) -> list[str]:
     return [str(p) for p in sorted(venv.glob("lib/python*/site-packages"))]
 
 
-def read_stamp(venv: Path) -> dict[str, Any] | None:
+def read_stamp(venv: Path) -> dict[str, object] | None:
     try:
         stamp = json.loads((venv / STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -224,7 +224,7 @@ def interpreter(version: str | None, root: Path = DEFAULT_ROOT, run: Command | N
     return ensure(version, root, run, log)
 
 
-def _build(path: Path, recipe: Recipe, run: Command, log: Callable[[str], None]) -> dict[str, Any]:
+def _build(path: Path, recipe: Recipe, run: Command, log: Callable[[str], None]) -> dict[str, object]:
     v = recipe.tensorflow
     if path.exists():
         log(f"{path}: recipe changed or creation unfinished: building it again")

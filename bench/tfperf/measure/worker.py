@@ -2,11 +2,11 @@
 what the parent asks, one command at a time, and answers one JSON message per line over
 a pipe.
 
-Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol: the job
-(process settings, runner) arrives as one JSON line on stdin; the worker answers on the
-file descriptor given as argv[1]:
+Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol (each message
+a type of :mod:`tfperf.measure.protocol`): the job (process settings, runner) arrives as
+one JSON line on stdin; the worker answers on the file descriptor given as argv[1]:
 
-    {"type": "ready", "env": {...}, "import_s": 2.9}
+    {"type": "ready", "env": {...}, "import_s": 2.9, "unavailable": null}
 
 then reads commands from stdin, one JSON object per line, and answers each:
 
@@ -15,10 +15,12 @@ then reads commands from stdin, one JSON object per line, and answers each:
         its output against the reference; ``result`` has status "error" if that failed,
         "unavailable" if the case cannot exist in this TensorFlow (see availability.py)
     {"cmd": "sample", "id": ..., "warm": bool} -> {"type": "sample", "id": ..., "seconds": ...}
-        one sample block (seconds per call), or {"type": "sample_failed", "error": ...};
+        one sample block (seconds per call), or {"type": "sample_failed", "id": ..., "error": ...};
         ``warm``: the block before ran in another process (see timing.block)
     {"cmd": "release", "id": ...}      -> {"type": "released", "id": ...}
     {"cmd": "breakdown", "task": {...}} -> {"type": "breakdown", ...} or "breakdown_failed"
+
+and any other command -> {"type": "error", "error": ...}.
 
 The parent sends the next command only after the answer to the last one, to one worker
 at a time: while one worker measures, every other worker of the scenario waits on its
@@ -39,24 +41,42 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..budget import Budget
 from . import availability, envinfo, outputs, sampling
 from .outputs import to_host
+from .protocol import (
+    Answer,
+    BreakdownCommand,
+    BreakdownResult,
+    BreakdownTask,
+    CaseTask,
+    Command,
+    Job,
+    PrepareCommand,
+    ReleaseCommand,
+    SampleCommand,
+    WorkerResult,
+)
 from .timing import Timing, block, prepare
+
+if TYPE_CHECKING:
+    # Types only: the worker runs in TensorFlow venvs without the store's dependencies
+    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ..store.record_types import Environment, Output, ProcessSettings
 
 
 class Channel:
     def __init__(self, fd: int) -> None:
         self._out = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
 
-    def send(self, msg: dict[str, Any]) -> None:
+    def send(self, msg: Answer) -> None:
         self._out.write(json.dumps(msg, allow_nan=False, default=str) + "\n")
         self._out.flush()
 
 
-def _apply_settings(process: dict[str, Any]) -> ModuleType:
+def _apply_settings(process: ProcessSettings) -> ModuleType:
     """Import TensorFlow under the group's settings (env vars were set by the parent)."""
     import tensorflow as tf  # the only TensorFlow import of the harness
 
@@ -69,7 +89,7 @@ def _apply_settings(process: dict[str, Any]) -> ModuleType:
     return cast(ModuleType, tf)   # untyped package: mypy sees Any
 
 
-def _import_capturing_stderr(process: dict[str, Any]) -> tuple[ModuleType, str]:
+def _import_capturing_stderr(process: ProcessSettings) -> tuple[ModuleType, str]:
     """Import TensorFlow with file descriptor 2 copied to a temporary file, so the
     CPU-feature message its C++ side logs at load time can be recorded; the text is
     passed on to the real stderr afterwards."""
@@ -108,7 +128,7 @@ def load_snippet(path: str) -> ModuleType:
     return _modules[path]
 
 
-def _prepare(case: dict[str, Any], fn_name: str, setup_name: str) -> tuple[Callable[[], Any], dict[str, float], float]:
+def _prepare(case: CaseTask, fn_name: str, setup_name: str) -> tuple[Callable[[], Any], dict[str, float], float]:
     mod = load_snippet(case["snippet"])
     fn, setup = getattr(mod, fn_name), getattr(mod, setup_name)
     t0 = time.perf_counter()
@@ -134,12 +154,12 @@ def _release() -> None:
 class Worker:
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
-        self.references: dict[str, Any] = {}  # "params_id|settings_id" -> reference first output
-        self.saved: dict[str, Any] = {}       # path -> the baseline settings' reference, from its worker
+        self.references: dict[str, object] = {}  # "params_id|settings_id" -> reference first output
+        self.saved: dict[str, object] = {}    # path -> the baseline settings' reference, from its worker
         self.ready: dict[str, tuple[Callable[[], Any], Timing]] = {}  # prepared cases by task id
         self.unavailable: str | None = None  # why no case of this settings group can exist here
 
-    def reference_output(self, case: dict[str, Any]) -> Any:
+    def reference_output(self, case: CaseTask) -> Any:
         """The reference variant's first output for this parameter combination; computed
         untimed when the reference was not run in this process (skipped, or a restart)."""
         slot = case["slot"]
@@ -150,17 +170,17 @@ class Worker:
             _release()
         return self.references[slot]
 
-    def prepare(self, case: dict[str, Any]) -> dict[str, Any]:
+    def prepare(self, case: CaseTask) -> WorkerResult:
         """Set up a case and take everything before its samples; keep it ready for
         :meth:`sample`. The result carries status "error" (and nothing is kept) on failure."""
         started = envinfo.now_iso()
         t_case = time.perf_counter()
-        res: dict[str, Any] = {"status": "ok", "error": None, "first_call_s": None, "warmup": None,
-                               "timing": None, "output": None, "setup_s": None, "metrics": {},
-                               "started_at": started}
+        res: WorkerResult = {"status": "ok", "error": None, "first_call_s": None, "warmup": None,
+                             "timing": None, "output": None, "setup_s": None, "metrics": {},
+                             "started_at": started, "finished_at": started, "duration_s": 0.0}   # both set below
         if self.unavailable:
-            res.update(status=availability.STATUS, error=self.unavailable, finished_at=envinfo.now_iso(),
-                       duration_s=0.0)
+            res.update({"status": availability.STATUS, "error": self.unavailable, "finished_at": envinfo.now_iso(),
+                        "duration_s": 0.0})
             return res
         try:
             call, metrics, setup_s = _prepare(case, case["fn"], case["setup"])
@@ -183,7 +203,7 @@ class Worker:
         res["duration_s"] = time.perf_counter() - t_case
         return res
 
-    def _check_output(self, case: dict[str, Any], timing: Timing) -> dict[str, Any]:
+    def _check_output(self, case: CaseTask, timing: Timing) -> Output:
         """Compare the first output with the reference: the baseline settings' reference,
         saved by another worker (``compare_with``), when the parent sent one; else the
         reference variant of this settings group. The baseline saves its own output for
@@ -202,6 +222,7 @@ class Worker:
                     "atol": atol, "note": outputs.barely_varies(timing.first_output, rtol, atol) or "reference",
                     "compared_with": case["case_id"]}
         try:
+            ref_id: str | None
             if other:
                 ref, ref_id = self._saved_reference(other["path"]), other["case_id"]
             else:
@@ -210,10 +231,10 @@ class Worker:
             return {"max_abs_diff": None, "max_rel_diff": None, "within_tolerance": None,
                     "rtol": rtol, "atol": atol, "compared_with": None,
                     "note": f"reference failed: {type(exc).__name__}: {exc}"[:500]}
-        checked = {**outputs.compare(timing.first_output, ref, rtol, atol), "compared_with": ref_id}
+        checked: Output = {**outputs.compare(timing.first_output, ref, rtol, atol), "compared_with": ref_id}
         trivial = outputs.barely_varies(ref, rtol, atol)
         if trivial and checked["within_tolerance"]:
-            checked.update(within_tolerance=None, note=trivial)
+            checked.update({"within_tolerance": None, "note": trivial})
         return checked
 
     def _saved_reference(self, path: str) -> Any:
@@ -235,7 +256,7 @@ class Worker:
         if not self.ready:
             _release()
 
-    def run_breakdown(self, task: dict[str, Any]) -> dict[str, Any]:
+    def run_breakdown(self, task: BreakdownTask) -> BreakdownResult:
         """Sample the stacks of ``calls`` warmed-up calls and charge the time to categories."""
         if self.unavailable:
             raise RuntimeError(self.unavailable)
@@ -290,20 +311,20 @@ def exit_with_parent(interval_s: float = 0.5) -> threading.Thread:
     return t
 
 
-def read_job(stream: Any) -> dict[str, Any]:
+def read_job(stream: Any) -> Job:
     line = stream.readline()
     if not line:
         raise SystemExit("worker: no job on stdin")
-    job: dict[str, Any] = json.loads(line)
+    job: Job = json.loads(line)          # written by pool.WorkerHandle
     return job
 
 
-def read_command(stream: Any) -> dict[str, Any] | None:
+def read_command(stream: Any) -> Command | None:
     """The parent's next command; None at the end of input (the parent is gone)."""
     line = stream.readline()
     if not line.strip():
         return None
-    msg: dict[str, Any] = json.loads(line)
+    msg: Command = json.loads(line)      # written by pool.WorkerHandle.request
     return msg
 
 
@@ -338,11 +359,9 @@ def main(argv: list[str]) -> int:
     tf, import_log = _import_capturing_stderr(job["process"])
     import_s = time.perf_counter() - t0
     tf_info = envinfo.tensorflow_info(tf, job["settings"], job["process"])
-    tf_info["tf_cpu_features"] = {**(tf_info.get("tf_cpu_features") or {}),
-                                  **envinfo.cpu_guard_message(import_log)}
-    env = {**machine, **tf_info,
-           "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
-           "time": envinfo.now_iso()}
+    env: Environment = {**machine, **tf_info, "tf_cpu_features": {**envinfo.cpu_guard_message(import_log)},
+                        "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
+                        "time": envinfo.now_iso()}
     worker = Worker(channel)
     worker.unavailable = availability.keras_group(tf, job["settings"])
     channel.send({"type": "ready", "env": env, "import_s": import_s, "unavailable": worker.unavailable})
@@ -351,35 +370,37 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def serve(worker: Worker, channel: Channel, cmd: dict[str, Any]) -> None:
+def serve(worker: Worker, channel: Channel, cmd: Command) -> None:
     """Carry out one command of the parent and send its answer."""
     kind = cmd.get("cmd")
     if kind == "prepare":
-        task = cmd["task"]
+        task = cast(PrepareCommand, cmd)["task"]
         result = worker.prepare(task)
         try:
             channel.send({"type": "prepared", "id": task["id"], "result": result})
         except ValueError as exc:  # NaN or infinity somewhere in the measurement
             worker.release(task["id"])
-            result.update(status="error", error=f"result not storable: {exc}", timing=None, output=None)
+            result.update({"status": "error", "error": f"result not storable: {exc}", "timing": None, "output": None})
             channel.send({"type": "prepared", "id": task["id"], "result": result})
     elif kind == "sample":
+        sample = cast(SampleCommand, cmd)
         try:
-            seconds = worker.sample(cmd["id"], bool(cmd.get("warm")))
+            seconds = worker.sample(sample["id"], bool(sample.get("warm")))
         except Exception as exc:  # noqa: BLE001 - a case failing in its steady state is data
-            worker.release(cmd["id"])
-            channel.send({"type": "sample_failed", "id": cmd["id"], "error": _error_text(exc)})
+            worker.release(sample["id"])
+            channel.send({"type": "sample_failed", "id": sample["id"], "error": _error_text(exc)})
         else:
-            channel.send({"type": "sample", "id": cmd["id"], "seconds": seconds})
+            channel.send({"type": "sample", "id": sample["id"], "seconds": seconds})
     elif kind == "release":
-        worker.release(cmd["id"])
-        channel.send({"type": "released", "id": cmd["id"]})
+        task_id = cast(ReleaseCommand, cmd)["id"]
+        worker.release(task_id)
+        channel.send({"type": "released", "id": task_id})
     elif kind == "breakdown":
-        task = cmd["task"]
+        bd_task = cast(BreakdownCommand, cmd)["task"]
         try:
-            channel.send({"type": "breakdown", "id": task["id"], "breakdown": worker.run_breakdown(task)})
+            channel.send({"type": "breakdown", "id": bd_task["id"], "breakdown": worker.run_breakdown(bd_task)})
         except Exception as exc:  # noqa: BLE001
-            channel.send({"type": "breakdown_failed", "id": task["id"], "error": repr(exc)[:2000]})
+            channel.send({"type": "breakdown_failed", "id": bd_task["id"], "error": repr(exc)[:2000]})
     else:
         channel.send({"type": "error", "error": f"unknown command {kind!r}"})
 
