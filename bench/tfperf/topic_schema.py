@@ -105,17 +105,28 @@ class Control(TypedDict, total=False):
     where: dict[str, object]             # the scenarios it holds in (parameter -> values), else all
 
 
-def control_applies(control: Control, params: Mapping[str, object]) -> bool:
-    """A control's ``where`` (parameter -> value or values) holds for a scenario with these
-    parameters. A parameter the scenario does not have restricts nothing: a profile that
-    does not vary it measures its default (serving's history profile has no ``model``)."""
-    for k, want in (control.get("where") or {}).items():
-        if k not in params:
-            continue
+def where_holds(where: Mapping[str, object] | None, params: Mapping[str, object],
+                settings: Mapping[str, object] | None = None, missing_holds: bool = False) -> bool:
+    """A ``where`` (a claim's or a control's: parameter or setting -> value or values) holds
+    for a scenario with these parameters and settings. A name the scenario has neither as
+    parameter nor as setting fails it, unless ``missing_holds``."""
+    for k, want in (where or {}).items():
+        have = params.get(k, (settings or {}).get(k))
+        if have is None:
+            if missing_holds:
+                continue
+            return False
         wants = want if isinstance(want, list) else [want]
-        if str(params[k]).lower() not in {str(w).lower() for w in wants}:
+        if str(have).lower() not in {str(w).lower() for w in wants}:
             return False
     return True
+
+
+def control_applies(control: Control, params: Mapping[str, object]) -> bool:
+    """A control's ``where`` holds for a scenario with these parameters. A parameter the
+    scenario does not have restricts nothing: a profile that does not vary it measures its
+    default (serving's history profile has no ``model``)."""
+    return where_holds(control.get("where"), params, missing_holds=True)
 
 
 TOPIC: dict[str, Spec] = {

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import stats
 from ..store.record_types import Scalar
+from ..topic_schema import where_holds
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, params_id, settings_id
@@ -33,12 +34,7 @@ class Scenario:
 
     def matches(self, where: Mapping[str, object] | None) -> bool:
         """True when every ``where`` field (a parameter or setting) has one of the values listed."""
-        for k, want in (where or {}).items():
-            have = self.params.get(k, self.settings.get(k))
-            wants = want if isinstance(want, list) else [want]
-            if have is None or str(have).lower() not in {str(w).lower() for w in wants}:
-                return False
-        return True
+        return where_holds(where, self.params, self.settings)
 
 
 def scenarios(measurements: Iterable[Measurement], topic: str) -> list[Scenario]:

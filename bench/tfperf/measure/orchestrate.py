@@ -26,7 +26,7 @@ from ..store.claims import Claims
 from ..store.ids import settings_id
 from ..store.record_types import Environment, Key, Noise
 from ..store.record_types import Scenario as ScenarioRecord
-from ..topic_schema import control_applies
+from ..topic_schema import control_applies, where_holds
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, missing, read_stored
 from .pool import Pool, default_max_live
@@ -152,12 +152,7 @@ def _has(settings: dict[str, str], want: Mapping[str, object]) -> bool:
 
 
 def _matches(case: Case, where: Mapping[str, object] | None) -> bool:
-    for k, want in (where or {}).items():
-        have = case.params.get(k, case.settings.get(k))
-        wants = want if isinstance(want, list) else [want]
-        if have is None or str(have).lower() not in {str(w).lower() for w in wants}:
-            return False
-    return True
+    return where_holds(where, case.params, case.settings)
 
 
 def baseline_task(topic: Topic, tasks: list[Task]) -> Task:

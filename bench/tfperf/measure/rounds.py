@@ -95,8 +95,7 @@ class Rounds:
         if slot == self.aa:
             noise = self.aa_noise()
             return float("inf") if noise is None else noise
-        r = self.ratio(self.baseline, slot)
-        return float("inf") if r is None else relative_halfwidth(*r)
+        return self.pair_width(self.baseline, slot)
 
     def pair_width(self, a: str, b: str) -> float:
         r = self.ratio(a, b)
