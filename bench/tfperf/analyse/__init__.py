@@ -11,8 +11,57 @@
 * ``findings`` – the headline table of the home page;
 * ``failures`` – failed results in words ("failed: N cases", the first error);
 * ``dataset``  – all of it computed once: ``analyse(results_root, snippets_dir)``.
+
+This package is the stage's public API: render and the CLI import the analysis from
+``tfperf.analyse`` only, never from its modules (tests/test_layers.py and the "facade"
+contract in pyproject.toml fail on a deep import). It exports exactly the names they use,
+``__all__`` below; a new one is added here when a renderer needs it. Three are exported under
+another name than their module gives them (``headline_findings``, ``claims_by_release``,
+``topic_then_now``): a name equal to a module's would replace that module on the package
+and read, to both checks, as an import of the module. No module of this package imports
+the package itself (that would be a cycle): they import each other by module.
 """
 
-from .dataset import Dataset, analyse
+from .advice import advise
+from .claims import NO_DATA, ClaimCheck, counts_text, in_words, is_settings_claim, outcome
+from .compare import Scenario, exclusion_reason, nonfinite
+from .dataset import Dataset, analyse, load_topics
+from .failures import error_line, failed_results
+from .findings import findings as headline_findings
+from .local import LOCAL_ROOT, ThisMachine, this_machine
+from .origins import Origin, Sources, load_sources
+from .per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
+from .ratios import RatioCache
+from .records import ChartRow, LoadedBreakdown, Measurement, params_id, settings_id
+from .settings_advice import SLOWER, Choice, Point, SettingsAdvice, advise_settings
+from .then_now import ThenNow
+from .then_now import then_now as topic_then_now
+from .version_verdicts import (
+    FAILED,
+    HOLDS,
+    MIXED,
+    NOT_AVAILABLE,
+    NOT_MEASURED,
+    REFUTED,
+    UNCLEAR,
+    SpeedupRow,
+    VersionCell,
+    VersionStrip,
+    change_text,
+    speedup_rows,
+    steady_text,
+)
+from .versions import listing, release_key, short_labels, sort_versions
+from .versions_table import versions_table as claims_by_release
+from .versus import Versus
 
-__all__ = ["Dataset", "analyse"]
+__all__ = [
+    "FAILED", "HOLDS", "LOCAL_ROOT", "MIXED", "NOT_AVAILABLE", "NOT_MEASURED", "NO_DATA", "N_BOOT", "REFUTED",
+    "SLOWER", "UNCLEAR", "ChartRow", "Choice", "ClaimCheck", "Dataset", "Headline", "Interval", "LoadedBreakdown",
+    "Measurement", "Origin", "Point", "RatioCache", "Scenario", "SettingsAdvice", "Sources", "SpeedupRow",
+    "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "VersionCell", "VersionStrip", "Versus", "advise",
+    "advise_settings", "analyse", "change_text", "claims_by_release", "counts_text", "error_line",
+    "exclusion_reason", "failed_results", "headline", "headline_findings", "in_words", "is_settings_claim",
+    "listing", "load_sources", "load_topics", "nonfinite", "outcome", "params_id", "release_key", "settings_id",
+    "short_labels", "sort_versions", "speedup_rows", "steady_text", "step_groups", "this_machine", "topic_then_now",
+]

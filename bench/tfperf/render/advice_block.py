@@ -6,10 +6,7 @@ then what changed since the source (``render/then_now_lines.py``)."""
 
 from __future__ import annotations
 
-from ..analyse.advice import advise
-from ..analyse.compare import Scenario
-from ..analyse.dataset import Dataset
-from ..analyse.records import settings_id
+from ..analyse import Dataset, Scenario, advise, settings_id
 from .context import Context, no_results
 from .directives import Directive
 from .html import Markup, admonition, element, h, join, times

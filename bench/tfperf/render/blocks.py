@@ -13,12 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
-from ..analyse import Dataset
-from ..analyse.claims import NO_DATA, counts_text, is_settings_claim
-from ..analyse.compare import exclusion_reason
-from ..analyse.findings import findings
-from ..analyse.records import LoadedBreakdown, Measurement, settings_id
-from ..analyse.versions import release_key
+from ..analyse import (
+    NO_DATA,
+    Dataset,
+    LoadedBreakdown,
+    Measurement,
+    counts_text,
+    exclusion_reason,
+    headline_findings,
+    is_settings_claim,
+    release_key,
+    settings_id,
+)
 from .advice_block import block_dothis
 from .charts import ChartError, chart_specs, has_trend
 from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance, stale_mark, verdict_badge
@@ -276,7 +282,7 @@ def block_notebook(d: Directive, ctx: Context) -> Markup:
 
 def block_findings(d: Directive, ctx: Context) -> Markup:
     ds = ctx.ds
-    fs = findings(ds, ctx.topic_order)
+    fs = headline_findings(ds, ctx.topic_order)
     if not fs:
         return no_results(ds, "Headline findings")
     rows: list[list[Any]] = []

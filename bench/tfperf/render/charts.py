@@ -21,7 +21,7 @@ from typing import Any, TypeGuard
 
 import altair as alt
 
-from ..analyse.records import ChartRow
+from ..analyse import ChartRow
 from ..errors import TfperfError
 from ..store.record_types import Scalar
 from .html import seconds, seconds_range, times

@@ -10,10 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .. import stats
-from ..analyse import Dataset
-from ..analyse.claims import NO_DATA
-from ..analyse.origins import Sources
-from ..analyse.records import Measurement
+from ..analyse import NO_DATA, Dataset, Measurement, Sources
 from .embed import SvgCache
 from .html import Markup, admonition, element, h, join, link
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analyse.failures import error_line, failed_results
+from ..analyse import error_line, failed_results
 from .context import Context, provenance, stale_mark
 from .directives import Directive
 from .html import Markup, element, join, link, table

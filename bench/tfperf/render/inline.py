@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..analyse import Dataset
-from ..analyse.claims import in_words, outcome
+from ..analyse import Dataset, in_words, outcome
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, seconds, times
 

@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import stats
-from ..analyse.local import ThisMachine
-from ..analyse.records import params_id
-from ..analyse.versus import Versus
+from ..analyse import ThisMachine, Versus, params_id
 from .context import Context, verdict_badge
 from .html import Markup, admonition, element, h, join, seconds, table, times
 

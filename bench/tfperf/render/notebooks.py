@@ -93,7 +93,7 @@ def _stable_ids(cells: list[Any]) -> None:
 def project_notebooks(snippets_dir: Path) -> dict[str, str]:
     """Topic -> notebook text, for every topic YAML in ``snippets_dir`` with a snippet beside
     it, read as the site build reads them (a broken YAML raises its error, naming file and field)."""
-    from ..analyse.dataset import load_topics
+    from ..analyse import load_topics
 
     topics, errors = load_topics(snippets_dir)
     if errors:

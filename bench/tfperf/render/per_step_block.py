@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..analyse.per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
+from ..analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
 from .context import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, join, seconds, table

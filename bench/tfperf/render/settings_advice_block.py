@@ -5,8 +5,7 @@ not pay, the settings that pay somewhere, and those that cost speed."""
 
 from __future__ import annotations
 
-from ..analyse import Dataset
-from ..analyse.settings_advice import SLOWER, Choice, Point, SettingsAdvice, advise_settings
+from ..analyse import SLOWER, Choice, Dataset, Point, SettingsAdvice, advise_settings
 from .html import Markup, element, h, join, times
 
 SHOWN = 3     # choices listed under "where a setting pays", and scenarios named one by one

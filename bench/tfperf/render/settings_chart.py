@@ -18,7 +18,7 @@ from typing import Any
 
 import altair as alt
 
-from ..analyse.records import ChartRow
+from ..analyse import ChartRow
 from .charts import PALETTE, ChartError, _axis_values, _decorate, _positive, _spans_decades, _values, log_ticks
 
 

@@ -32,10 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..analyse import Dataset, analyse
-from ..analyse.local import LOCAL_ROOT, ThisMachine, this_machine
-from ..analyse.origins import Sources, load_sources
-from ..analyse.ratios import RatioCache
+from ..analyse import LOCAL_ROOT, Dataset, RatioCache, Sources, ThisMachine, analyse, load_sources, this_machine
 from .blocks import errors_box, render_block
 from .colab import Colab, colab_config
 from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context

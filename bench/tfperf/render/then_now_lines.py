@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..analyse.origins import Origin
-from ..analyse.then_now import ThenNow, then_now
-from ..analyse.versions import listing
+from ..analyse import Origin, ThenNow, listing, topic_then_now
 from .context import Context
 from .html import Markup, element, h, join, link, times
 
@@ -58,7 +56,7 @@ def figure_line(t: ThenNow) -> Markup:
 def then_now_html(ctx: Context, topic: str) -> Markup:
     """The lines for ``topic``, one per source (its figures under it), or nothing when its
     sources file names no figure."""
-    lines = then_now(ctx.ds, topic, ctx.sources)
+    lines = topic_then_now(ctx.ds, topic, ctx.sources)
     if not lines:
         return Markup("")
     by_origin: dict[Origin, list[ThenNow]] = {}

@@ -22,8 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import stats
-from ..analyse.compare import nonfinite
-from ..analyse.records import Measurement, params_id, settings_id
+from ..analyse import Measurement, nonfinite, params_id, settings_id
 from .context import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times

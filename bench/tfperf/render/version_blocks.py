@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..analyse.claims import ClaimCheck
-from ..analyse.version_verdicts import (
+from ..analyse import (
     FAILED,
     HOLDS,
     MIXED,
@@ -25,14 +24,17 @@ from ..analyse.version_verdicts import (
     NOT_MEASURED,
     REFUTED,
     UNCLEAR,
+    ClaimCheck,
     VersionCell,
     VersionStrip,
     change_text,
+    claims_by_release,
+    listing,
+    short_labels,
+    sort_versions,
     speedup_rows,
     steady_text,
 )
-from ..analyse.versions import listing, short_labels, sort_versions
-from ..analyse.versions_table import versions_table
 from ..topic_schema import Claim
 from .context import SVG_URL, Context, provenance
 from .directives import Directive
@@ -255,7 +257,7 @@ def block_changes(d: Directive, ctx: Context) -> Markup:
 
 def block_versions(d: Directive, ctx: Context) -> Markup:
     """The home page's claims × releases table."""
-    t = versions_table(ctx.ds, ctx.topic_order)
+    t = claims_by_release(ctx.ds, ctx.topic_order)
     if not t.rows:
         return no_versions(ctx, None)
     labels = t.labels

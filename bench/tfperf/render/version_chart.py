@@ -16,7 +16,7 @@ from typing import Any
 
 import altair as alt
 
-from ..analyse.version_verdicts import SpeedupRow
+from ..analyse import SpeedupRow
 from .charts import PALETTE, log_ticks
 from .html import times
 
