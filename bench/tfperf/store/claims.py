@@ -2,16 +2,20 @@
 one file share the work instead of measuring a case twice (and then refusing, or
 doubling, its result).
 
-A claim is a POSIX record lock (``fcntl.lockf``) on one byte of a sibling ``.claims``
-file, at an offset derived from the scenario's id. Like the file's ``.lock``, the kernel
-releases it when its holder exits, even by SIGKILL, so no claim outlives its run; and one
-file holds every claim, so nothing is created per scenario and nothing needs cleaning up.
+A claim is a lock on one byte of a sibling ``.claims`` file, at an offset derived from
+the scenario's id: a POSIX record lock (``fcntl.lockf``), or on Windows ``msvcrt.locking``
+(:mod:`tfperf.store.windows_locks`; :data:`RECORD_LOCKS` is chosen once, by platform). Like
+the file's ``.lock``, the operating system releases it when its holder exits, even when it
+is killed, so no claim outlives its run; and one file holds every claim, so nothing is
+created per scenario and nothing needs cleaning up.
 Claims only steer the work: after taking one, a run reads the results file again and
 skips what another run stored meanwhile (:mod:`tfperf.measure.cooperate`).
 
 POSIX record locks belong to a process, not to a file descriptor: two claims on one
 scenario from the same process do not exclude each other, and closing any descriptor of
 the ``.claims`` file would drop them all, so one :class:`Claims` per run holds the only one.
+A Windows lock belongs to the handle instead, and the same handle cannot take it twice:
+a key this run holds is taken again at once without asking the operating system.
 """
 
 from __future__ import annotations
@@ -21,14 +25,47 @@ import hashlib
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import final
+from typing import Protocol, final
+
+from .windows_locks import ByteLocks, load
 
 try:
     import fcntl
-except ImportError:  # pragma: no cover - Windows: no claims, a single run per file assumed
+except ImportError:  # pragma: no cover - Windows: RECORD_LOCKS is the msvcrt kind (below)
     fcntl = None  # type: ignore[assignment]
 
 _SLOTS = 2**30          # offsets stay within a 32-bit off_t
+
+
+class RecordLocks(Protocol):
+    """Locks on single bytes of one open file, exclusive between processes."""
+
+    def take(self, fd: int, offset: int, wait: bool) -> bool: ...
+
+    def release(self, fd: int, offset: int) -> None: ...
+
+
+class Lockf:
+    """POSIX: ``fcntl.lockf`` record locks (held by the process)."""
+
+    def take(self, fd: int, offset: int, wait: bool) -> bool:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB), 1, offset)
+        except OSError as exc:
+            if not wait and exc.errno in (errno.EACCES, errno.EAGAIN):
+                return False
+            raise
+        return True
+
+    def release(self, fd: int, offset: int) -> None:
+        fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
+
+
+def _for_platform() -> RecordLocks:
+    return ByteLocks(load()) if os.name == "nt" else Lockf()
+
+
+RECORD_LOCKS: RecordLocks = _for_platform()
 
 
 def claims_path(path: str | Path) -> Path:
@@ -64,8 +101,8 @@ class Claims:
         self._held.add(key)
 
     def release(self, key: str) -> None:
-        if key in self._held and self._fd is not None and fcntl is not None:
-            fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, _offset(key))
+        if key in self._held and self._fd is not None:
+            RECORD_LOCKS.release(self._fd, _offset(key))
         self._held.discard(key)
 
     def close(self) -> None:
@@ -83,12 +120,8 @@ class Claims:
         self.close()
 
     def _lock(self, key: str, wait: bool) -> bool:
-        if fcntl is None or self._fd is None:
+        if self._fd is None:
             return True
-        try:
-            fcntl.lockf(self._fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB), 1, _offset(key))
-        except OSError as exc:
-            if not wait and exc.errno in (errno.EACCES, errno.EAGAIN):
-                return False
-            raise
-        return True
+        if key in self._held:
+            return True      # POSIX would grant it again; Windows would refuse this very handle
+        return RECORD_LOCKS.take(self._fd, _offset(key), wait)
