@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tfperf.analyse.breakeven import breakeven_calls, breakeven_table, ten_run_table, ten_run_view
+from tfperf.analyse.breakeven import breakeven_calls, breakeven_table, ten_run_view
+from tfperf.analyse.records import Measurement, Source
 
 
 def _total(first: float, per: float, n: int) -> float:
@@ -49,13 +51,15 @@ def test_rejects_impossible_times(bad: float) -> None:
 
 
 def _result(case_id: str, variant: str, first: float, samples: list[float], loops: int = 1,
-            status: str = "ok", finished: str = "2026-01-01T00:00:00+00:00") -> dict:
+            status: str = "ok", finished: str = "2026-01-01T00:00:00+00:00") -> Measurement:
     s = sorted(samples)
     n = len(s)
-    return {"case_id": case_id + "/" + variant, "variant": variant, "params": {"batch": 1},
-            "settings": {}, "status": status, "first_call_s": first, "finished_at": finished,
-            "timing": {"inner_loops": loops, "samples": samples,
-                       "summary": {"n": n, "median": s[n // 2], "ci_low": s[0], "ci_high": s[-1]}}}
+    return Measurement(source=Source("r/full.json", "r", "full"), runner="r", topic="t", case_id=case_id + "/" + variant,
+                       params={"batch": int(case_id.split("batch=")[1].split("/")[0])}, settings={}, variant=variant,
+                       is_default=None, is_reference=None, status=status, error=None, samples=tuple(samples),
+                       median=s[n // 2], ci_low=s[0], ci_high=s[-1], n=n, first_call_s=first, within_tolerance=True,
+                       max_abs_diff=None, max_rel_diff=None, key={}, key_hash="0" * 16, env_id=None, env=None,
+                       finished_at=datetime.fromisoformat(finished), inner_loops=loops)
 
 
 def test_table_pairs_variants_per_scenario_and_uses_the_newest_ok_result() -> None:
@@ -66,9 +70,11 @@ def test_table_pairs_variants_per_scenario_and_uses_the_newest_ok_result() -> No
         _result("t/batch=1/default", "xla", 0.0, [0.01] * 12, status="error", finished="2027-01-01T00:00:00+00:00"),
         _result("t/batch=8/default", "function", 1.0, [0.10] * 12),   # no xla: no row
     ]
-    rows = breakeven_table(rs, "function", "xla")
+    rows = breakeven_table(rs, "function", "xla", runner="r")
     assert len(rows) == 1
-    assert rows[0].calls == 41 and rows[0].label == "after 41 calls"
+    row, base, cand = rows[0]
+    assert row.calls == 41 and row.label == "after 41 calls" and row.runner == "r"
+    assert (base.variant, cand.variant, cand.first_call_s) == ("function", "xla", 3.0)
 
 
 def test_ten_run_view_takes_the_first_window_and_the_range() -> None:
@@ -81,8 +87,3 @@ def test_ten_run_view_takes_the_first_window_and_the_range() -> None:
     v4 = ten_run_view([1.0] * 6, inner_loops=4)
     assert v4 is not None and v4.samples_per_window == 3 and v4.calls_per_window == 12
     assert ten_run_view([1.0] * 9) is None
-
-
-def test_ten_run_table_skips_short_runs() -> None:
-    rs = [_result("t/batch=1/default", "eager", 1.0, [0.1] * 12), _result("t/batch=2/default", "eager", 1.0, [0.1] * 5)]
-    assert [r["case_id"] for r, _ in ten_run_table(rs)] == ["t/batch=1/default/eager"]

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tfperf.cases import Case, expand, load_topic
+from tfperf.cases import Case, expand
+from tfperf.topic import load_topic
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
 TOPICS = sorted(p.stem for p in SNIPPETS.glob("*.yaml"))
@@ -61,9 +62,9 @@ def _decided_per_step(cases: list[Case], claim: dict[str, Any], pre_keras3: bool
 def test_the_history_profile_decides_every_claim(name: str, pre_keras3: bool) -> None:
     topic = load_topic(SNIPPETS / f"{name}.yaml")
     cases = expand(topic, "history", cores=2)
-    claims = [*topic.data.get("claims", []), *topic.data.get("settings_claims", [])]
+    claims = [*topic.claims, *topic.settings_claims]
     assert claims
-    param = (topic.data.get("per_step") or {}).get("param")
+    param = topic.per_step
     undecided = [c["id"] for c in claims if not (_decided_per_step(cases, c, pre_keras3, param)
                                                   if c.get("compare") == "per_step" else _decided(cases, c, pre_keras3))]
     assert undecided == [], f"{name}: the history profile cannot decide {undecided}"

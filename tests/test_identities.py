@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tfperf import cases
+from tfperf import cases, store, topic as topic_module
 from tfperf.analyse import records
-from tfperf import store
+from tfperf.topic import Topic, load_topic
 from tfperf.errors import CaseGridError, TfperfError
 from tfperf.store import ids, schema
 
@@ -22,15 +22,16 @@ TOPIC: dict[str, Any] = {"topic": "t", "reference": "a", "default": "a", "varian
                          "profiles": {"quick": {"params": {"n": [1]}}}}
 
 
-def _load(tmp_path: Path, data: dict[str, Any]) -> cases.Topic:
+def _load(tmp_path: Path, data: dict[str, Any]) -> Topic:
     (tmp_path / "t.py").write_text("def setup(p):\n    return {}\n")
     (tmp_path / "t.yaml").write_text(json.dumps(data))
-    return cases.load_topic(tmp_path / "t.yaml")
+    return load_topic(tmp_path / "t.yaml")
 
 
 def test_cases_uses_the_schema_names() -> None:
-    assert cases.PROFILES is schema.PROFILES
-    assert not hasattr(cases, "NAME_RE"), "one NAME_RE, in store/schema.py"
+    assert topic_module.PROFILES is schema.PROFILES
+    for module in (cases, topic_module):
+        assert not hasattr(module, "NAME_RE"), "one NAME_RE, in store/schema.py"
 
 
 @pytest.mark.parametrize("change, field", [

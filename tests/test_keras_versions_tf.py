@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.cases import load_topic
+from tfperf.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -62,7 +62,7 @@ def _run(topic: str, tmp: Path, legacy: bool) -> tuple[str, Path]:
 def test_the_reference_gives_the_same_output_under_keras_3_and_keras_2(topic: str, tmp_path: Path) -> None:
     from tfperf.measure import outputs
 
-    tol = load_topic(SNIPPETS / f"{topic}.yaml").data["tolerance"]
+    tol = load_topic(SNIPPETS / f"{topic}.yaml").tolerance
     label3, out3 = _run(topic, tmp_path, legacy=False)
     label2, out2 = _run(topic, tmp_path, legacy=True)
     assert label3.startswith("Keras 3") and "(tf_keras)" in label2, (label3, label2)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.cases import load_topic
+from tfperf.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.tf
@@ -41,7 +41,7 @@ def _outputs(tmp: Path, onednn: str) -> Path:
 def test_a_slightly_perturbed_model_fails_the_gate_and_onednn_off_passes(tmp_path: Path) -> None:
     from tfperf.measure import outputs
 
-    tol = load_topic(ROOT / "snippets" / "cpu_threads.yaml").data["tolerance"]
+    tol = load_topic(ROOT / "snippets" / "cpu_threads.yaml").tolerance
     on, off = _outputs(tmp_path, "1"), _outputs(tmp_path, "0")
     ref = outputs.load(Path(str(on) + ".ref.npz"))
     assert outputs.barely_varies(ref, tol["rtol"], tol["atol"]) is None

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tfperf import store
-from tfperf.cases import expand, load_topic
+from tfperf.cases import expand
+from tfperf.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.measure.orchestrate import RunOptions, run
 

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfperf.cases import Budget, Case, Topic, discover, expand, load_topic, shard
+from tfperf.cases import Budget, Case, expand, shard
+from tfperf.topic import Topic, discover, load_topic
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
@@ -56,7 +57,7 @@ def real_case_lists() -> list[tuple[str, list[Case]]]:
     if not SNIPPETS.is_dir():
         return out
     for topic in discover(SNIPPETS):
-        for profile in topic.data["profiles"]:
+        for profile in topic.profiles:
             for cores in (2, 4):   # "1..cores" settings expand differently per runner
                 out.append((f"{topic.name}:{profile}:{cores}cores", expand(topic, profile, cores=cores)))
     return out
@@ -143,7 +144,7 @@ def make_case(topic: str, params: dict[str, object], settings: dict[str, str], v
     return Case(topic=topic, variant=variant, params=params, settings=settings,
                 process={"env": {f"S_{k}": v for k, v in settings.items()}}, snippet=f"{topic}.py", fn="f",
                 setup="setup", reference="v0", default="v0", tolerance={"rtol": 1e-4, "atol": 1e-5},
-                timeout_s=10.0, budget=BUDGET, snippet_hash="0" * 16)
+                timeout_s=10.0, budget=BUDGET, snippet_hash="0" * 16, source_hash="0" * 16)
 
 
 grids = st.lists(

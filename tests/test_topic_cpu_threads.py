@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.cases import expand, load_topic
+from tfperf.cases import expand
+from tfperf.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "cpu_threads.yaml"
@@ -53,7 +54,7 @@ def test_every_scenario_has_its_baseline() -> None:
     """Speedups are relative to baseline_settings: every parameter combination measured
     under any settings is also measured under the baseline, in every profile."""
     topic = load_topic(YAML)
-    base = {k: str(v) for k, v in topic.data["baseline_settings"].items()}
+    base = {k: str(v) for k, v in topic.baseline_settings.items()}
     for profile in ("quick", "full"):
         cases = expand(topic, profile, cores=8)
         with_base = {c.params_id for c in cases if c.settings == base}
@@ -64,8 +65,8 @@ def test_claims_compare_settings_that_are_measured() -> None:
     topic = load_topic(YAML)
     ids = {c.settings_id for c in expand(topic, "full", cores=2)}
     assert not topic.claims, "variant claims make no sense with one variant: use settings_claims"
-    assert topic.data["settings_claims"]
-    for claim in topic.data["settings_claims"]:
+    assert topic.settings_claims
+    for claim in topic.settings_claims:
         where = claim.get("where", {})
         for side in ("faster_settings", "slower_settings"):
             s = {**{k: str(v[0]) for k, v in where.items() if k in ("threads", "onednn")},
@@ -86,7 +87,7 @@ def test_variants_and_setup_exist_in_the_snippet() -> None:
     topic = load_topic(YAML)
     tree = ast.parse(topic.snippet.read_text(encoding="utf-8"))
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    assert topic.data["setup"] in defined
+    assert topic.setup in defined
     assert all(v["fn"] in defined for v in topic.variants.values())
 
 
@@ -169,7 +170,7 @@ def test_a_control_holds_only_where_its_scenarios_are() -> None:
     from tfperf.topic_schema import control_applies
 
     topic = load_topic(ROOT / "snippets" / "serving_formats.yaml")
-    (control,) = topic.data["controls"]
+    (control,) = topic.controls
     assert control_applies(control, {"model": "convnet", "batch": 1})
     assert not control_applies(control, {"model": "g2p_gru", "batch": 1})
     assert control_applies(control, {"batch": 1})                      # history: no model parameter

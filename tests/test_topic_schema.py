@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tfperf import cases
+from tfperf.topic import Topic, load_topic
 from tfperf.errors import CaseGridError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,11 +23,11 @@ TOPIC: dict[str, Any] = {
 }
 
 
-def _load(tmp_path: Path, data: dict[str, Any]) -> cases.Topic:
+def _load(tmp_path: Path, data: dict[str, Any]) -> Topic:
     (tmp_path / "t.py").write_text("def setup(p):\n    return {}\n")
     path = tmp_path / "t.yaml"
     path.write_text(json.dumps(data))
-    return cases.load_topic(path)
+    return load_topic(path)
 
 
 def _rejected(tmp_path: Path, data: dict[str, Any]) -> CaseGridError:
@@ -40,7 +40,7 @@ def _rejected(tmp_path: Path, data: dict[str, Any]) -> CaseGridError:
 @pytest.mark.parametrize("path", sorted((ROOT / "snippets").glob("*.yaml"))
                          + sorted((ROOT / "tests" / "fixtures").rglob("snippets/*.yaml")), ids=lambda p: p.name)
 def test_every_topic_of_the_project_and_its_fixtures_loads(path: Path) -> None:
-    assert cases.load_topic(path).name == path.stem
+    assert load_topic(path).name == path.stem
 
 
 def test_the_valid_example_loads(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ import pytest
 
 from tfperf import HARNESS_VERSION, store
 from tfperf.analyse import analyse
-from tfperf.cases import expand, load_topic
+from tfperf.cases import expand
+from tfperf.topic import load_topic
 from tfperf.store import ids
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,14 +44,14 @@ def test_every_variant_names_functions_the_snippet_defines() -> None:
     defined = _functions(topic.snippet)
     for name, v in topic.variants.items():
         assert v["fn"] in defined, f"{name}: fn {v['fn']} missing"
-        assert v.get("setup", topic.data["setup"]) in defined, f"{name}: setup missing"
+        assert v.get("setup", topic.setup) in defined, f"{name}: setup missing"
         assert v.get("label"), f"{name}: no label for the site"
-    assert topic.data["reference"] == "keras"
+    assert topic.reference == "keras"
 
 
 def test_claims_name_declared_variants_and_measured_batches() -> None:
     topic = load_topic(YAML)
-    batches = {b for p in topic.data["profiles"].values() for b in p["params"]["batch"]}
+    batches = {b for p in topic.profiles.values() for b in p.params["batch"]}
     for claim in topic.claims:
         assert claim["faster"] in topic.variants and claim["slower"] in topic.variants, claim["id"]
         for b in claim.get("where", {}).get("batch", []):
@@ -86,7 +87,7 @@ def test_the_models_named_in_the_yaml_are_the_snippets() -> None:
     tree = ast.parse((SNIPPETS / "serving_formats.py").read_text(encoding="utf-8"))
     (models,) = [ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                  and any(isinstance(t, ast.Name) and t.id == "MODELS" for t in n.targets)]
-    assert load_topic(YAML).data["profiles"]["full"]["params"]["model"] == list(models)
+    assert load_topic(YAML).profiles["full"].params["model"] == list(models)
 
 
 @pytest.mark.parametrize("profile, batches", [("quick", {1, 32}), ("history", {1, 64})])
@@ -106,10 +107,10 @@ def test_trap_paths_are_never_reference_default_or_claimed() -> None:
     traps = {v for v in topic.variants if "trap" in v}
     assert traps == {"tflite_trap_concrete", "tflite_trap_saved_model"}
     assert all(topic.variants[v]["label"].startswith("trap path:") for v in traps)
-    assert not traps & {topic.data["reference"], topic.data["default"]}
-    named = {c.get(k) for c in topic.claims + topic.data.get("controls", []) for k in ("faster", "slower", "variant")}
+    assert not traps & {topic.reference, topic.default}
+    named = {c.get(k) for c in topic.claims + topic.controls for k in ("faster", "slower", "variant")}
     assert not traps & named
-    assert not traps & set(topic.data["profiles"]["history"]["variants"])
+    assert not traps & set(topic.profiles["history"].variants or [])
 
 
 # -- the analysis never recommends a wrong format --------------------------------------
@@ -229,7 +230,7 @@ def test_every_format_reproduces_the_keras_model(model: str) -> None:
     if model == "g2p_gru":
         sf.MAX_LEN, sf.EMBED, sf.UNITS = 4, 16, 24
     topic = load_topic(YAML)
-    tol = topic.data["tolerance"]
+    tol = topic.tolerance
 
     def run(variant: str) -> tuple[np.ndarray, dict[str, float]]:
         v = topic.variants[variant]
@@ -261,7 +262,7 @@ def test_g2p_greedy_decisions_are_far_from_ties() -> None:
     sf = _snippet_module()
     model = sf.build({"model": "g2p_gru"})
     forward = tf.function(lambda x: model(x, training=False))
-    atol = load_topic(YAML).data["tolerance"]["atol"]
+    atol = load_topic(YAML).tolerance["atol"]
     for batch in (1, 64):
         logits = forward(sf.make_request(batch, "g2p_gru")).numpy()
         assert logits.shape == (batch, sf.MAX_LEN, sf.PHONEMES)

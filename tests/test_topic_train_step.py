@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tfperf.cases import expand, load_topic
+from tfperf.cases import expand
+from tfperf.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "train_step.yaml"

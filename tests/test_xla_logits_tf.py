@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.cases import load_topic
+from tfperf.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = ROOT / "snippets" / "xla_jit.py"
@@ -29,7 +29,7 @@ def test_mobilenet_logits_vary_across_the_batch_and_the_wrappers_agree() -> None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     topic = load_topic(ROOT / "snippets" / "xla_jit.yaml")
-    rtol, atol = topic.data["tolerance"]["rtol"], topic.data["tolerance"]["atol"]
+    rtol, atol = topic.tolerance["rtol"], topic.tolerance["atol"]
     params = {"model": "mobilenetv3small", "batch": 4}
     ref = np.asarray(mod.call(**mod.setup(params)))
     assert outputs.barely_varies(ref, rtol, atol) is None

@@ -17,14 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .budget import Budget
 from .errors import CaseGridError
 from .store import ids
 from .store.record_types import ProcessSettings, Scalar
-from .store.schema import NAME_RULE, PROFILES, is_name
-from .topic_schema import Claim, Variant, check_keys, check_references
+from .store.schema import NAME_RULE, is_name
+from .topic import Topic
 
 # Budgets per profile; a topic may override any field under profiles.<name>.budget.
 DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
@@ -66,7 +64,8 @@ class Case:
     tolerance: dict[str, float]
     timeout_s: float
     budget: Budget
-    snippet_hash: str
+    snippet_hash: str                 # the whole snippet file's (results measured before source hashes)
+    source_hash: str                  # what the variant runs (variant_source.py): its results' staleness
     aa: bool = False                  # the second measurement of an A/A noise pair
 
     @property
@@ -91,64 +90,9 @@ class Case:
         return self.variant == self.reference
 
 
-@dataclass
-class Topic:
-    name: str
-    title: str
-    path: Path                         # the YAML file
-    snippet: Path
-    data: dict[str, Any]               # the YAML as read: keys checked (topic_schema), values read where used
-    snippet_hash: str
-
-    @property
-    def claims(self) -> list[Claim]:
-        return list(self.data.get("claims", []))
-
-    @property
-    def variants(self) -> dict[str, Variant]:
-        return dict(self.data["variants"])
-
-
 def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
     if not cond:
         raise CaseGridError(str(path), fld, problem)
-
-
-def load_topic(path: str | Path) -> Topic:
-    """Read and check one topic YAML; every error names the file and the field."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise CaseGridError(str(path), "(file)", f"cannot read YAML: {exc}") from exc
-    _require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
-    check_keys(data, path)
-    for key in ("topic", "variants", "reference", "default", "profiles"):
-        _require(key in data, path, key, "missing")
-    _require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
-    name = data["topic"]
-    _require(is_name(name), path, "topic", f"{name!r} is not a valid name ({NAME_RULE})")
-    variants = data["variants"]
-    _require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
-    for vname, vdef in variants.items():
-        _require(is_name(str(vname)), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
-        _require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
-    for key in ("reference", "default"):
-        _require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
-    for prof in data["profiles"]:
-        _require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
-    check_references(data, path)
-    snippet = path.with_name(data.get("snippet", f"{name}.py"))
-    _require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
-    digest = hashlib.sha256(snippet.read_bytes())
-    digest.update(json.dumps({k: data.get(k) for k in ("variants", "tolerance", "reference")},
-                             sort_keys=True, default=str).encode())
-    return Topic(name=name, title=str(data.get("title", name)), path=path, snippet=snippet,
-                 data=data, snippet_hash=digest.hexdigest()[:16])
-
-
-def discover(snippets_dir: str | Path) -> list[Topic]:
-    return [load_topic(p) for p in sorted(Path(snippets_dir).glob("*.yaml"))]
 
 
 def _resolve_values(values: Iterable[Any], cores: int) -> list[Any]:
@@ -183,7 +127,7 @@ def _cpu_list(val: Any, path: Path, where: str) -> list[int]:
 
 def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> ProcessSettings:
     # The topic's settings_map is YAML: each field is converted (or passed on) here.
-    declared: dict[str, Mapping[str, Mapping[str, Any]]] = {**BUILTIN_SETTINGS, **topic.data.get("settings_map", {})}
+    declared: dict[str, Mapping[str, Mapping[str, Any]]] = {**BUILTIN_SETTINGS, **topic.settings_map}
     env: dict[str, str] = {}
     process: ProcessSettings = {"env": env}
     for key, value in sorted(settings.items()):
@@ -213,23 +157,21 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
     """All cases of a topic for a profile, in a stable order: per settings group, per
     parameter combination, the reference variant first (the others are checked against it)."""
     cores = cores or os.cpu_count() or 1
-    prof = topic.data["profiles"].get(profile)
+    prof = topic.profiles.get(profile)
     _require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
     assert prof is not None
-    params = prof.get("params", {})
-    settings = prof.get("settings", {})
-    _require(isinstance(params, dict), topic.path, f"profiles.{profile}.params", "must be a mapping")
-    budget_fields = {**DEFAULT_BUDGETS[profile], **prof.get("budget", {})}
+    params, settings = prof.params, prof.settings
+    fields: dict[str, Any] = {**DEFAULT_BUDGETS[profile], **prof.budget}    # Budget checks the names
     try:
-        budget = Budget(**budget_fields)
+        budget = Budget(**fields)
     except TypeError as exc:
         raise CaseGridError(str(topic.path), f"profiles.{profile}.budget", str(exc)) from exc
     variants = topic.variants
-    only = prof.get("variants", list(variants))
+    only = prof.variants if prof.variants is not None else list(variants)
     for v in only:
         _require(v in variants, topic.path, f"profiles.{profile}.variants", f"{v!r} is not a declared variant")
-    order = [topic.data["reference"]] + [v for v in only if v != topic.data["reference"]]
-    excludes = topic.data.get("exclude", []) + prof.get("exclude", [])
+    order = [topic.reference] + [v for v in only if v != topic.reference]
+    excludes = topic.exclude + prof.exclude
     pkeys = sorted(params)
     skeys = sorted(settings)
     cases: list[Case] = []
@@ -245,11 +187,10 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
                 vdef = variants[vname]
                 cases.append(Case(
                     topic=topic.name, variant=vname, params=pdict, settings=sdict, process=process,
-                    snippet=str(topic.snippet), fn=vdef["fn"], setup=vdef.get("setup", topic.data.get("setup", "setup")),
-                    reference=topic.data["reference"], default=topic.data["default"],
-                    tolerance={"rtol": 1e-4, "atol": 1e-5, **topic.data.get("tolerance", {})},
-                    timeout_s=float(prof.get("timeout_s", topic.data.get("timeout_s", 300))),
-                    budget=budget, snippet_hash=topic.snippet_hash,
+                    snippet=str(topic.snippet), fn=vdef["fn"], setup=vdef.get("setup", topic.setup),
+                    reference=topic.reference, default=topic.default, tolerance=dict(topic.tolerance),
+                    timeout_s=prof.timeout_s if prof.timeout_s is not None else topic.timeout_s,
+                    budget=budget, snippet_hash=topic.snippet_hash, source_hash=topic.source_hashes[vname],
                 ))
     for c in cases:
         for name in [*map(str, c.params.values()), *c.settings.values()]:

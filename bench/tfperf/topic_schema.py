@@ -105,6 +105,23 @@ class Control(TypedDict, total=False):
     where: dict[str, object]             # the scenarios it holds in (parameter -> values), else all
 
 
+class CategoryRule(TypedDict):
+    """A profiler category of ``breakdown_categories:``: frames whose text contains one of ``match``."""
+
+    name: str
+    match: list[str]
+
+
+class Breakdown(TypedDict, total=False):
+    """A cProfile run beside the timings (``breakdowns:``; keys: :data:`BREAKDOWN`)."""
+
+    variant: str
+    params: dict[str, object]
+    settings: dict[str, object]
+    calls: int
+    profiles: list[str]
+
+
 def where_holds(where: Mapping[str, object] | None, params: Mapping[str, object],
                 settings: Mapping[str, object] | None = None, missing_holds: bool = False) -> bool:
     """A ``where`` (a claim's or a control's: parameter or setting -> value or values) holds

@@ -17,10 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
 
 from ..stats import summarize
 from ..store.record_types import Scalar
+from .records import Measurement
 
 
 def breakeven_calls(first_base: float, per_call_base: float,
@@ -62,74 +62,40 @@ class BreakEven:
         return "first call" if self.calls == 1 else f"after {self.calls} calls"
 
 
-class _TimedSummary(TypedDict):
-    median: float
-    ci_low: float
-    ci_high: float
-
-
-class _TimedTiming(TypedDict):
-    samples: list[float]
-    inner_loops: int
-    summary: _TimedSummary
-
-
-class TimedResult(TypedDict):
-    """The fields of a result that the break-even and ten-run tables read: a stored ok
-    result has them all (``dataset`` builds one from a ``Measurement``)."""
-
-    case_id: str
-    status: str
-    variant: str
-    params: dict[str, Scalar]
-    settings: dict[str, str]
-    first_call_s: float | None
-    finished_at: str
-    timing: _TimedTiming
-
-
-def _ok(r: TimedResult) -> bool:
-    return r.get("status") == "ok" and bool((r.get("timing") or {}).get("samples")) \
-        and r.get("first_call_s") is not None
-
-
-def latest_ok(results: Iterable[TimedResult]) -> dict[str, TimedResult]:
-    """The newest ok result per case id (results are never dropped, so a case may repeat)."""
-    out: dict[str, TimedResult] = {}
-    for r in results:
-        if _ok(r) and (r["case_id"] not in out or str(r.get("finished_at", "")) >= str(out[r["case_id"]].get("finished_at", ""))):
-            out[r["case_id"]] = r
+def latest_ok(measurements: Iterable[Measurement]) -> dict[str, Measurement]:
+    """The newest ok result with a first call per case id (results are never dropped, so a
+    case may repeat; ``Dataset.current`` has already chosen one per case)."""
+    out: dict[str, Measurement] = {}
+    for m in measurements:
+        if m.ok and m.first_call_s is not None and (m.case_id not in out or m.finished_at >= out[m.case_id].finished_at):
+            out[m.case_id] = m
     return out
 
 
-def _scenario(r: TimedResult) -> str:
-    cid = str(r["case_id"]).split("#")[0]
-    return cid.rsplit("/", 1)[0]
-
-
-def breakeven_table(results: Iterable[TimedResult], baseline: str, candidate: str,
-                    runner: str | None = None) -> list[BreakEven]:
-    """One row per scenario (parameters and settings) that has ok results of both variants."""
-    by_scenario: dict[str, dict[str, TimedResult]] = {}
-    for r in latest_ok(results).values():
-        if r["variant"] in (baseline, candidate) and not str(r["case_id"]).endswith("#aa"):
-            by_scenario.setdefault(_scenario(r), {})[r["variant"]] = r
+def breakeven_table(measurements: Iterable[Measurement], baseline: str, candidate: str,
+                    runner: str | None = None) -> list[tuple[BreakEven, Measurement, Measurement]]:
+    """One row per scenario (parameters and settings) that has ok results of both variants,
+    with the two measurements it was computed from."""
+    by_scenario: dict[tuple[str, str], dict[str, Measurement]] = {}
+    for m in latest_ok(measurements).values():
+        if m.variant in (baseline, candidate) and not m.case_id.endswith("#aa"):
+            by_scenario.setdefault((m.settings_id, m.params_id), {})[m.variant] = m
     rows = []
     for _, pair in sorted(by_scenario.items()):
         if baseline not in pair or candidate not in pair:
             continue
         b, c = pair[baseline], pair[candidate]
-        sb, sc = b["timing"]["summary"], c["timing"]["summary"]
-        first_b, first_c = b["first_call_s"], c["first_call_s"]
-        assert first_b is not None and first_c is not None          # latest_ok keeps only results with both
-        fb, fc = float(first_b), float(first_c)
-        rows.append(BreakEven(
-            params=dict(b["params"]), settings=dict(b.get("settings", {})), runner=runner,
-            first_base=fb, first_cand=fc, median_base=sb["median"], median_cand=sc["median"],
-            calls=breakeven_calls(fb, sb["median"], fc, sc["median"]),
-            calls_best=breakeven_calls(fb, sb["ci_high"], fc, sc["ci_low"]),
-            calls_worst=breakeven_calls(fb, sb["ci_low"], fc, sc["ci_high"]),
-        ))
+        assert b.first_call_s is not None and c.first_call_s is not None    # latest_ok keeps only those
+        assert b.median is not None and b.ci_low is not None and b.ci_high is not None     # m.ok: all three
+        assert c.median is not None and c.ci_low is not None and c.ci_high is not None
+        fb, fc = b.first_call_s, c.first_call_s
+        rows.append((BreakEven(
+            params=dict(b.params), settings=dict(b.settings), runner=runner,
+            first_base=fb, first_cand=fc, median_base=b.median, median_cand=c.median,
+            calls=breakeven_calls(fb, b.median, fc, c.median),
+            calls_best=breakeven_calls(fb, b.ci_high, fc, c.ci_low),
+            calls_worst=breakeven_calls(fb, b.ci_low, fc, c.ci_high),
+        ), b, c))
     return rows
 
 
@@ -166,14 +132,3 @@ def ten_run_view(samples: Sequence[float], inner_loops: int = 1, runs: int = 10)
     return TenRunView(first_mean=means[0], window_low=min(means), window_high=max(means),
                       median=s.median, ci_low=s.ci_low, ci_high=s.ci_high,
                       samples_per_window=k, calls_per_window=k * inner_loops)
-
-
-def ten_run_table(results: Iterable[TimedResult], runs: int = 10) -> list[tuple[TimedResult, TenRunView]]:
-    """(result, view) for every newest ok result with at least one window of samples."""
-    rows = []
-    for _, r in sorted(latest_ok(results).items()):
-        t = r["timing"]
-        view = ten_run_view(t["samples"], int(t.get("inner_loops", 1)), runs)
-        if view is not None:
-            rows.append((r, view))
-    return rows

@@ -10,18 +10,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from ..errors import CaseGridError, ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
-from ..topic_schema import Claim, Control
-from .breakeven import BreakEven, TenRunView, TimedResult, breakeven_table, ten_run_view
+from ..topic_schema import Claim
+from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .noise import noise_floor
 from .per_step import with_step_param
 from .ratios import RatioCache
-from .records import ChartRow, LoadedBreakdown, Measurement, Noise, Runner, params_id, read_documents, settings_id
+from .records import ChartRow, LoadedBreakdown, Measurement, Noise, Runner, read_documents, settings_id
 from .select import TopicInfo, current, history, mark_stale, per_version
 from .settings import SettingsSpeedup, settings_speedups
 from .source import load_results
@@ -30,7 +30,9 @@ from .versions import release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
-    from ..cases import load_topic
+    """What the analysis reads of each topic YAML (checked once by ``tfperf.topic``); a topic
+    that does not load is an error on the pages, not a crash."""
+    from ..topic import load_topic  # YAML: not loaded by what only reads results (the merge job)
 
     topics: dict[str, TopicInfo] = {}
     errors: list[TfperfError] = []
@@ -40,82 +42,25 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
         except CaseGridError as exc:
             errors.append(exc)
             continue
-        labels = {v: str((d or {}).get("label", v)) for v, d in t.variants.items()}
         order: dict[str, list[Any]] = {}
         sorder: dict[str, list[str]] = {}
-        for prof in ("full", "quick"):
-            for k, vals in ((t.data["profiles"].get(prof) or {}).get("params") or {}).items():
+        for prof in (t.profiles[p] for p in ("full", "quick") if p in t.profiles):
+            for k, vals in prof.params.items():
                 order.setdefault(k, [])
                 order[k] += [v for v in vals if v not in order[k]]
-            for k, vals in ((t.data["profiles"].get(prof) or {}).get("settings") or {}).items():
+            for k, vals in prof.settings.items():
                 sorder.setdefault(k, [])
                 sorder[k] += [str(v) for v in vals if str(v) not in sorder[k]]
-        try:
-            extra = _settings_fields(t.data, str(path))
-        except CaseGridError as exc:
-            errors.append(exc)
-            continue
-        per_step = str((t.data.get("per_step") or {}).get("param") or "") or None   # checked by topic_schema
-        topics[t.name] = TopicInfo(name=t.name, title=t.title, snippet_hash=t.snippet_hash,
-                                   default=str(t.data["default"]), reference=str(t.data["reference"]),
-                                   claims=tuple(with_step_param(c, per_step) for c in t.claims if isinstance(c, dict)),
-                                   variant_labels=labels, yaml_path=str(path), param_values=order,
-                                   settings_values=sorder, per_step=per_step, **extra)
+        topics[t.name] = TopicInfo(
+            name=t.name, title=t.title, snippet_hash=t.snippet_hash, source_hashes=t.source_hashes,
+            default=t.default, reference=t.reference,
+            claims=tuple(with_step_param(c, t.per_step) for c in t.claims),
+            variant_labels={v: str(d.get("label", v)) for v, d in t.variants.items()}, yaml_path=str(path),
+            param_values=order, settings_values=sorder, per_step=t.per_step,
+            baseline_settings=t.baseline_settings, settings_labels=t.settings_labels,
+            settings_claims=tuple(t.settings_claims), controls=tuple(t.controls),
+            per_call={"divide_by": t.per_call.divide_by, "unit": t.per_call.unit} if t.per_call else None)
     return topics, errors
-
-
-class _SettingsFields(TypedDict):
-    """The ``TopicInfo`` fields read from a topic's settings sections."""
-
-    baseline_settings: dict[str, str]
-    settings_labels: dict[str, dict[str, str]]
-    settings_claims: tuple[Claim, ...]
-    controls: tuple[Control, ...]
-    per_call: dict[str, str] | None
-
-
-def _settings_fields(data: Mapping[str, object], path: str) -> _SettingsFields:
-    """baseline_settings, settings_claims, settings_labels and per_call of a topic YAML,
-    checked (a mistake names the file and the field)."""
-    def mapping(name: str) -> dict[object, object]:
-        v = data.get(name) or {}
-        if not isinstance(v, dict):
-            raise CaseGridError(path, name, "must be a mapping")
-        return v
-
-    baseline = {str(k): str(v) for k, v in mapping("baseline_settings").items()}
-    labels = {}
-    for k, v in mapping("settings_labels").items():
-        if not isinstance(v, dict):
-            raise CaseGridError(path, f"settings_labels.{k}", "must map values to labels")
-        labels[str(k)] = {str(a): str(b) for a, b in v.items()}
-    claims = data.get("settings_claims") or []
-    if not isinstance(claims, list):
-        raise CaseGridError(path, "settings_claims", "must be a list")
-    for i, c in enumerate(claims):
-        for fld in ("id", "faster", "slower", "faster_settings", "slower_settings"):
-            if not isinstance(c, dict) or fld not in c:
-                raise CaseGridError(path, f"settings_claims.{i}.{fld}", "missing")
-        for fld in ("faster_settings", "slower_settings"):
-            if not isinstance(c[fld], dict) or not c[fld]:
-                raise CaseGridError(path, f"settings_claims.{i}.{fld}", "must be a non-empty mapping")
-    controls = data.get("controls") or []
-    if not isinstance(controls, list):
-        raise CaseGridError(path, "controls", "must be a list")
-    for i, c in enumerate(controls):
-        for fld in ("id", "variant", "settings", "same_as"):
-            if not isinstance(c, dict) or fld not in c:
-                raise CaseGridError(path, f"controls.{i}.{fld}", "missing")
-        for fld in ("settings", "same_as"):
-            if not isinstance(c[fld], dict) or not c[fld]:
-                raise CaseGridError(path, f"controls.{i}.{fld}", "must be a non-empty mapping")
-    per_call = data.get("per_call")
-    if per_call is not None and not (isinstance(per_call, dict) and per_call.get("divide_by")):
-        raise CaseGridError(path, "per_call.divide_by", "missing (the parameter one call is divided by)")
-    return {"baseline_settings": baseline, "settings_labels": labels, "settings_claims": tuple(claims),
-            "controls": tuple(controls),
-            "per_call": {"divide_by": str(per_call["divide_by"]), "unit": str(per_call.get("unit") or "unit")}
-            if isinstance(per_call, dict) and per_call else None}     # else None (or refused above)
 
 
 @dataclass
@@ -251,10 +196,7 @@ class Dataset:
             if m.topic == topic and m.ok and m.first_call_s is not None and m.variant in (baseline, candidate):
                 by_runner.setdefault(m.runner, []).append(m)
         for runner, ms in sorted(by_runner.items()):
-            index = {(m.settings_id, m.params_id, m.variant): m for m in ms}
-            for row in breakeven_table([_as_result(m) for m in ms], baseline, candidate, runner=runner):
-                k = (settings_id(row.settings), params_id(row.params))
-                out.append((row, [index[k + (baseline,)], index[k + (candidate,)]]))
+            out += [(row, [b, c]) for row, b, c in breakeven_table(ms, baseline, candidate, runner=runner)]
         return out
 
     def ten_runs(self, topic: str, runs: int = 10) -> list[tuple[Measurement, TenRunView]]:
@@ -340,16 +282,6 @@ class Dataset:
         self._claims: dict[str, list[ClaimResult]] = {}
         self._strips: dict[str, list[VersionStrip]] = {}
         self._settings: dict[str, list[SettingsSpeedup]] = {}
-
-
-def _as_result(m: Measurement) -> TimedResult:
-    """The fields of a stored result that ``breakeven.breakeven_table`` reads (``m`` is ok:
-    the schema gives its summary every field)."""
-    assert m.median is not None and m.ci_low is not None and m.ci_high is not None
-    return {"case_id": m.case_id, "status": m.status, "variant": m.variant, "params": m.params,
-            "settings": m.settings, "first_call_s": m.first_call_s, "finished_at": m.finished_at.isoformat(),
-            "timing": {"samples": list(m.samples), "inner_loops": m.inner_loops,
-                       "summary": {"median": m.median, "ci_low": m.ci_low, "ci_high": m.ci_high}}}
 
 
 def _div(x: float | None, by: float) -> float | None:

@@ -20,7 +20,7 @@ from .versions import HISTORY_PROFILE, release_key
 
 @dataclass(frozen=True)
 class TopicInfo:
-    """What the analysis needs from a topic's YAML (see tfperf.cases.Topic)."""
+    """What the analysis needs from a topic's YAML (see tfperf.topic.Topic)."""
 
     name: str
     title: str
@@ -38,6 +38,7 @@ class TopicInfo:
     controls: tuple[Control, ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     settings_values: dict[str, list[str]] = field(default_factory=dict)  # declared order, all profiles
+    source_hashes: dict[str, str] = field(default_factory=dict)          # variant -> what it runs now
     # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
     per_call: dict[str, str] | None = None
     # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/per_step.py).
@@ -62,6 +63,9 @@ def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo]
         reasons = []
         if topic is None:
             reasons.append("the topic no longer exists")
+        elif "source_hash" in m.key:
+            if m.key["source_hash"] != topic.source_hashes.get(m.variant):
+                reasons.append("the code this variant runs, or its entry in the topic YAML, changed since")
         elif m.key.get("snippet_hash") != topic.snippet_hash:
             reasons.append("the snippet or its case grid changed since")
         if str(m.key.get("harness_version")) != str(harness_version):

@@ -43,8 +43,15 @@ def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> 
     return Stored(done=done, seen=seen, breakdowns=frozenset(b["key_hash"] for b in doc["breakdowns"]))
 
 
-def ident(task: Task) -> Ident:
-    return task.id, key_hash(task.key)
+def idents(task: Task) -> set[Ident]:
+    """What a stored result of the task looks like: its case id and key hash; and, for a
+    result stored before keys had a ``source_hash``, the key hash it had then, without one.
+    Such a result counts as the task's when its ``snippet_hash`` (the whole file) still
+    matches: exactly the rule it was stored under, as the analysis stales it (select.py)."""
+    out = {(task.id, key_hash(task.key))}
+    if "source_hash" in task.key:
+        out.add((task.id, key_hash({k: v for k, v in task.key.items() if k != "source_hash"})))
+    return out
 
 
 def missing(tasks: list[Task], now: Stored, planned: Stored | None = None) -> list[Task]:
@@ -52,8 +59,9 @@ def missing(tasks: list[Task], now: Stored, planned: Stored | None = None) -> li
     run saw when it planned) not stored by someone else since, whatever ``--force`` says:
     forcing re-measures what was there before the run, not what another run just added."""
     since = now.seen - planned.seen if planned is not None else frozenset()
-    return [t for t in tasks if ident(t) not in now.done and ident(t) not in since]
+    known = now.done | since
+    return [t for t in tasks if not idents(t) & known]
 
 
 def breakdowns_left(breakdowns: list[Task], now: Stored) -> list[Task]:
-    return [b for b in breakdowns if key_hash(b.key) not in now.breakdowns]
+    return [b for b in breakdowns if not {h for _, h in idents(b)} & now.breakdowns]

@@ -20,18 +20,19 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import HARNESS_VERSION, stats, store
-from ..cases import Case, Topic, discover, expand, shard
+from ..cases import Case, expand, shard
 from ..errors import TfperfError
 from ..store.claims import Claims
 from ..store.ids import settings_id
 from ..store.record_types import Environment, Key, Noise
 from ..store.record_types import Scenario as ScenarioRecord
-from ..topic_schema import control_applies, where_holds
+from ..topic import Topic, discover
+from ..topic_schema import CategoryRule, control_applies, where_holds
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, missing, read_stored
 from .pool import Pool, default_max_live
 from .progress import Progress
-from .protocol import BreakdownFields, BudgetFields, CaseFields, CategoryRule, Tolerance
+from .protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance
 from .rounds import RoundRule
 from .scenario import Outcome, ScenarioRun, Task
 
@@ -128,6 +129,7 @@ class BreakdownKey(Key):
 def result_key(case: Case, versions: dict[str, str | None], runner: str) -> Key:
     return {
         "snippet_hash": case.snippet_hash,
+        "source_hash": case.source_hash,
         "harness_version": HARNESS_VERSION,
         "tensorflow": versions["tensorflow"],
         "keras": envinfo.keras_version_for(case.settings, versions),
@@ -158,7 +160,7 @@ def _matches(case: Case, where: Mapping[str, object] | None) -> bool:
 def baseline_task(topic: Topic, tasks: list[Task]) -> Task:
     """The task every speedup of the scenario is paired with: the reference variant in
     the topic's ``baseline_settings`` group (else the first settings group)."""
-    want = {str(k): str(v) for k, v in (topic.data.get("baseline_settings") or {}).items()}
+    want = {str(k): str(v) for k, v in topic.baseline_settings.items()}
     groups = [t for t in tasks if _has(t.case.settings, want)] or tasks
     first = groups[0].case.settings
     same = [t for t in groups if t.case.settings == first]
@@ -170,13 +172,13 @@ def claim_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
     while one of them is inconclusive and budget remains."""
     pairs: list[tuple[str, str]] = []
     index = {(t.case.variant, t.case.settings_id): t for t in tasks}
-    for claim in topic.data.get("claims", []) or []:
+    for claim in topic.claims:
         for t in tasks:
             if t.case.variant == str(claim.get("faster")) and _matches(t.case, claim.get("where")):
                 s = index.get((str(claim.get("slower")), t.case.settings_id))
                 if s is not None:
                     pairs.append((t.id, s.id))
-    for claim in topic.data.get("settings_claims", []) or []:
+    for claim in topic.settings_claims:
         fs = {str(k): str(v) for k, v in (claim.get("faster_settings") or {}).items()}
         ss = {str(k): str(v) for k, v in (claim.get("slower_settings") or {}).items()}
         for t in tasks:
@@ -198,7 +200,7 @@ def control_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[t
     in a control's settings is this machine's core count (no pair when it is unknown)."""
     pairs: list[tuple[str, str]] = []
     index = {(t.case.variant, t.case.settings_id): t for t in tasks}
-    for control in topic.data.get("controls", []) or []:
+    for control in topic.controls:
         want = {str(k): str(v) for k, v in (control.get("settings") or {}).items()}
         if any("{cores}" in v for v in want.values()):
             if cores is None:
@@ -219,8 +221,8 @@ def control_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[t
 def default_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
     """(default, other) task ids in each settings group, when the topic's default variant
     (what the recommendation tables compare with) is not its reference (the baseline)."""
-    default = str(topic.data.get("default"))
-    if default == str(topic.data.get("reference")):
+    default = topic.default
+    if default == topic.reference:
         return ()
     defaults = {t.case.settings_id: t for t in tasks if t.case.variant == default}
     return tuple((d.id, t.id) for t in tasks
@@ -263,7 +265,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
     out: list[ScenarioPlan] = []
     skipped = total = 0
     for topic in topics:
-        if options.profile not in topic.data["profiles"]:
+        if options.profile not in topic.profiles:
             continue
         cases = expand(topic, options.profile)
         if options.shard:
@@ -293,7 +295,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
 def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: dict[str, str | None],
                 stored: Stored) -> list[Task]:
     out = []
-    for bd in topic.data.get("breakdowns", []):
+    for bd in topic.breakdowns:
         if options.profile not in bd.get("profiles", ["quick", "full"]):
             continue
         for t in tasks:
@@ -302,7 +304,7 @@ def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: 
                     and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
                 key: BreakdownKey = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
                 payload: BreakdownFields = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
-                                            "categories": topic.data.get("breakdown_categories", DEFAULT_CATEGORIES)}
+                                            "categories": topic.breakdown_categories or DEFAULT_CATEGORIES}
                 out.append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
     return breakdowns_left(out, stored)
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
     from ..store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
+    from ..topic_schema import CategoryRule
 
 
 # -- the job: the first line the parent writes, before any command --------------------------
@@ -69,13 +70,6 @@ class CaseFields(TypedDict):
     reference_fn: str
     reference_setup: str
     reference_id: str | None
-
-
-class CategoryRule(TypedDict):
-    """A profiler category: frames whose text contains one of ``match``."""
-
-    name: str
-    match: list[str]
 
 
 class BreakdownFields(CaseFields):

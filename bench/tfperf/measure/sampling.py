@@ -15,9 +15,10 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .protocol import CategoryRule
+if TYPE_CHECKING:
+    from ..topic_schema import CategoryRule
 
 
 def _stack(frame: Any) -> tuple[str, ...]:

@@ -93,15 +93,20 @@ class KeySettings(TypedDict, total=False):
     process: ProcessSettings
 
 
-class Key(TypedDict):
-    """What a result is a result of: it is stale when any of these changes."""
-
-    snippet_hash: str
+class _KeyRequired(TypedDict):
+    snippet_hash: str                             # the whole snippet file and the YAML's variants
     harness_version: str
     tensorflow: str | None
     keras: str | None
     settings: KeySettings | dict[str, str]        # the harness's form, or a hand-made file's
     runner: str
+
+
+class Key(_KeyRequired, total=False):
+    """What a result is a result of: it is stale when any of these changes."""
+
+    source_hash: str          # what the variant ran (tfperf.variant_source); when present it decides
+                              # staleness, not snippet_hash (results from before it have none)
 
 
 class Warmup(TypedDict, total=False):

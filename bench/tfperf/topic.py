@@ -1,0 +1,175 @@
+"""A topic YAML (``snippets/<topic>.yaml``), read and checked once into a typed :class:`Topic`.
+
+:mod:`.topic_schema` says which keys exist and what the claims may name; this module
+reads the file, applies those checks and the ones on values (names, the default and
+reference variants, the settings sections), and builds the record that the measuring
+side (:mod:`.cases`, ``measure.orchestrate``) and the analysis (``analyse.dataset``)
+read. Nothing downstream reads the YAML: every mistake is reported here, with the file
+and the key path, before anything is measured or drawn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import CaseGridError
+from .store.schema import NAME_RULE, PROFILES, is_name
+from .topic_schema import Breakdown, CategoryRule, Claim, Control, Variant, check_keys, check_references
+from .variant_source import source_hashes
+
+Scope = dict[str, object]                 # parameter, setting or "variant" -> a value or a list of values
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One of ``profiles:`` (quick, full, history): the grid it measures and its budget."""
+
+    params: dict[str, list[Any]]          # parameter -> values (YAML scalars)
+    settings: dict[str, list[Any]]        # setting -> values ("1..cores" is expanded by cases)
+    variants: list[str] | None            # None: every declared variant
+    exclude: list[Scope]
+    budget: dict[str, float]              # overrides of cases.DEFAULT_BUDGETS
+    timeout_s: float | None
+
+
+@dataclass(frozen=True)
+class PerCall:
+    """``per_call:``: one call does ``divide_by`` (a parameter) units of work called ``unit``."""
+
+    divide_by: str
+    unit: str
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    title: str
+    path: Path                            # the YAML file
+    snippet: Path
+    snippet_hash: str                     # the snippet file and the YAML's variants: results before source hashes
+    source_hashes: dict[str, str]         # variant -> what it runs (variant_source.py)
+    variants: dict[str, Variant]
+    reference: str                        # the variant every output is checked against
+    default: str                          # "the default way" users reach for
+    profiles: dict[str, Profile]
+    setup: str = "setup"                  # a variant's setup function unless it names its own
+    tolerance: dict[str, float] = field(default_factory=dict)
+    timeout_s: float = 300.0
+    exclude: list[Scope] = field(default_factory=list)
+    settings_map: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    baseline_settings: dict[str, str] = field(default_factory=dict)
+    settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    claims: list[Claim] = field(default_factory=list)
+    settings_claims: list[Claim] = field(default_factory=list)
+    controls: list[Control] = field(default_factory=list)
+    breakdowns: list[Breakdown] = field(default_factory=list)
+    breakdown_categories: list[CategoryRule] | None = None
+    per_call: PerCall | None = None
+    per_step: str | None = None           # the parameter that counts a call's steps
+
+
+def load_topic(path: str | Path) -> Topic:
+    """Read and check one topic YAML; every error names the file and the field."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise CaseGridError(str(path), "(file)", f"cannot read YAML: {exc}") from exc
+    _require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
+    check_keys(data, path)
+    for key in ("topic", "variants", "reference", "default", "profiles"):
+        _require(key in data, path, key, "missing")
+    _require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
+    name = data["topic"]
+    _require(is_name(name), path, "topic", f"{name!r} is not a valid name ({NAME_RULE})")
+    variants = data["variants"]
+    _require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
+    for vname, vdef in variants.items():
+        _require(is_name(str(vname)), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
+        _require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
+    for key in ("reference", "default"):
+        _require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
+    for prof in data["profiles"]:
+        _require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
+    check_references(data, path)
+    _check_settings_sections(data, path)
+    snippet = path.with_name(data.get("snippet", f"{name}.py"))
+    _require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
+    source = snippet.read_bytes()
+    digest = hashlib.sha256(source)
+    digest.update(json.dumps({k: data.get(k) for k in ("variants", "tolerance", "reference")},
+                             sort_keys=True, default=str).encode())
+    setup = str(data.get("setup", "setup"))
+    tolerance = {"rtol": 1e-4, "atol": 1e-5, **{str(k): float(v) for k, v in (data.get("tolerance") or {}).items()}}
+    per_call = data.get("per_call")
+    return Topic(
+        name=name, title=str(data.get("title", name)), path=path, snippet=snippet,
+        snippet_hash=digest.hexdigest()[:16],
+        source_hashes=source_hashes(source, snippet, variants, str(data["reference"]), setup, tolerance),
+        variants=dict(variants), reference=str(data["reference"]), default=str(data["default"]),
+        profiles={str(p): _profile(body or {}, path, str(p)) for p, body in data["profiles"].items()},
+        setup=setup, tolerance=tolerance, timeout_s=float(data.get("timeout_s", 300)),
+        exclude=list(data.get("exclude") or []), settings_map=dict(data.get("settings_map") or {}),
+        baseline_settings={str(k): str(v) for k, v in (data.get("baseline_settings") or {}).items()},
+        settings_labels={str(k): {str(a): str(b) for a, b in v.items()}
+                         for k, v in (data.get("settings_labels") or {}).items()},
+        claims=list(data.get("claims") or []), settings_claims=list(data.get("settings_claims") or []),
+        controls=list(data.get("controls") or []), breakdowns=list(data.get("breakdowns") or []),
+        breakdown_categories=data.get("breakdown_categories"),
+        per_call=PerCall(str(per_call["divide_by"]), str(per_call.get("unit") or "unit")) if per_call else None,
+        per_step=str((data.get("per_step") or {}).get("param") or "") or None,
+    )
+
+
+def discover(snippets_dir: str | Path) -> list[Topic]:
+    return [load_topic(p) for p in sorted(Path(snippets_dir).glob("*.yaml"))]
+
+
+def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
+    where = f"profiles.{name}"
+    _require(isinstance(body, dict), path, where, "must be a mapping")
+    for part in ("params", "settings", "budget"):
+        _require(isinstance(body.get(part) or {}, dict), path, f"{where}.{part}", "must be a mapping")
+    params = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("params") or {}).items()}
+    settings = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("settings") or {}).items()}
+    only = body.get("variants")
+    _require(only is None or isinstance(only, list), path, f"{where}.variants", "must be a list of variants")
+    timeout = body.get("timeout_s")
+    return Profile(params=params, settings=settings, variants=None if only is None else [str(v) for v in only],
+                   exclude=list(body.get("exclude") or []), budget=dict(body.get("budget") or {}),
+                   timeout_s=None if timeout is None else float(timeout))
+
+
+def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
+    """The shapes of baseline_settings, settings_labels, settings_claims, controls and
+    per_call (a mistake names the file and the field)."""
+    for name in ("baseline_settings", "settings_labels", "settings_map"):
+        _require(isinstance(data.get(name) or {}, dict), path, name, "must be a mapping")
+    for k, v in (data.get("settings_labels") or {}).items():
+        _require(isinstance(v, dict), path, f"settings_labels.{k}", "must map values to labels")
+    for section, fields in (("settings_claims", ("faster_settings", "slower_settings")),
+                            ("controls", ("settings", "same_as"))):
+        items = data.get(section) or []
+        _require(isinstance(items, list), path, section, "must be a list")
+        for i, item in enumerate(items):
+            need = ("id", "faster", "slower", *fields) if section == "settings_claims" else ("id", "variant", *fields)
+            for fld in need:
+                _require(isinstance(item, dict) and fld in item, path, f"{section}.{i}.{fld}", "missing")
+            for fld in fields:
+                _require(isinstance(item[fld], dict) and bool(item[fld]), path, f"{section}.{i}.{fld}",
+                         "must be a non-empty mapping")
+    per_call = data.get("per_call")
+    _require(per_call is None or (isinstance(per_call, dict) and bool(per_call.get("divide_by"))), path,
+             "per_call.divide_by", "missing (the parameter one call is divided by)")
+
+
+def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
+    if not cond:
+        raise CaseGridError(str(path), fld, problem)
