@@ -3,15 +3,15 @@ alive across the scenarios that need it, at most ``max_live`` at once.
 
 A worker is asked one command at a time (:meth:`WorkerHandle.request`) under a deadline;
 a worker that hangs, dies or grows past the memory cap raises :class:`WorkerGone` with
-the tail of its log, and is killed. Never imports TensorFlow.
+the tail of its log, and is killed. How a worker gets its pipe, how the parent waits on
+it and how a worker is killed depend on the platform (:mod:`tfperf.measure.processes`,
+chosen once in :data:`PROCESSES`). Never imports TensorFlow.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import selectors
-import signal
 import subprocess
 import tempfile
 import time
@@ -21,6 +21,7 @@ from typing import IO, NoReturn, cast
 
 from ..store.record_types import Environment, ProcessSettings
 from . import envinfo
+from .processes import PipeReader, Processes, for_platform
 from .protocol import Answer, Command, Job, Ready
 
 # Time a worker may take outside any case (importing TensorFlow) before it counts as hung.
@@ -31,6 +32,10 @@ GRACE_S = 120.0
 # MEMORY_FOR_WORKERS of physical memory / WORKER_MB workers alive.
 WORKER_MB = 1024
 MEMORY_FOR_WORKERS = 0.6
+
+# This platform's way with worker processes (the tests set another, to run Windows' pipe
+# reader and kill on Linux).
+PROCESSES: Processes = for_platform()
 
 
 def default_max_live(worker_mb: int = WORKER_MB) -> int:
@@ -66,22 +71,22 @@ class WorkerHandle:
     """One worker process of one settings group."""
 
     def __init__(self, python: str, process: ProcessSettings, settings: dict[str, str], runner: str,
-                 memory_limit_mb: int | None) -> None:
+                 memory_limit_mb: int | None, processes: Processes | None = None) -> None:
         self.memory_limit_mb = memory_limit_mb
+        self.processes = processes or PROCESSES
         self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives with the worker, closed by kill()
         # TensorFlow's INFO log stays on: the worker records its CPU-feature message.
         env = {**os.environ, **process.get("env", {}), "PYTHONUNBUFFERED": "1"}
         pkg_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
         rfd, wfd = os.pipe()
-        self.proc = subprocess.Popen([python, "-m", "tfperf.measure.worker", str(wfd)],
+        handover = self.processes.hand_over(wfd)
+        self.proc = subprocess.Popen([python, "-m", "tfperf.measure.worker", handover.arg],
                                      stdin=subprocess.PIPE, stdout=self.log, stderr=self.log, env=env,
-                                     pass_fds=(wfd,), start_new_session=True)
+                                     **handover.popen)
         os.close(wfd)
-        self._rfd: int | None = rfd
+        self._reader: PipeReader | None = self.processes.reader(rfd)
         self._buf = b""
-        self._sel = selectors.DefaultSelector()
-        self._sel.register(rfd, selectors.EVENT_READ)
         job: Job = {"process": process, "settings": settings, "runner": runner, "git_commit": envinfo.git_commit()}
         self._write(job)
         self.env: Environment | None = None
@@ -127,8 +132,8 @@ class WorkerHandle:
                 self._fail("timeout")
             if self.memory_limit_mb and _rss_mb(self.proc.pid) > self.memory_limit_mb:
                 self._fail("memory")
-            if self._rfd is not None and self._sel.select(timeout=min(remaining, 0.25)):
-                chunk = os.read(self._rfd, 1 << 16)
+            chunk = self._reader.read(min(remaining, 0.25)) if self._reader is not None else None
+            if chunk is not None:
                 if not chunk:
                     self._fail("eof")
                 self._buf += chunk
@@ -146,10 +151,7 @@ class WorkerHandle:
 
     def kill(self) -> None:
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.proc.kill()
+            self.processes.kill(self.proc)
         self.proc.wait()
         self._close_pipes()
 
@@ -167,10 +169,9 @@ class WorkerHandle:
         self.kill()
 
     def _close_pipes(self) -> None:
-        if self._rfd is not None:
-            self._sel.close()
-            os.close(self._rfd)
-            self._rfd = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         try:
             if self.proc.stdin:
                 self.proc.stdin.close()
@@ -183,8 +184,10 @@ class Pool:
     """Live workers by settings group (its ``group_key``), least recently used evicted
     first when a new group needs room."""
 
-    def __init__(self, python: str, runner: str, memory_limit_mb: int | None, max_live: int) -> None:
+    def __init__(self, python: str, runner: str, memory_limit_mb: int | None, max_live: int,
+                 processes: Processes | None = None) -> None:
         self.python, self.runner, self.memory_limit_mb = python, runner, memory_limit_mb
+        self.processes = processes
         self.max_live = max(1, max_live)
         self.live: OrderedDict[str, WorkerHandle] = OrderedDict()
 
@@ -198,7 +201,7 @@ class Pool:
             if len(self.live) < self.max_live:
                 break
             self.live.pop(old).close()
-        handle = WorkerHandle(self.python, process, settings, self.runner, self.memory_limit_mb)
+        handle = WorkerHandle(self.python, process, settings, self.runner, self.memory_limit_mb, self.processes)
         self.live[group] = handle
         return handle, True
 

@@ -4,7 +4,8 @@ a pipe.
 
 Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol (each message
 a type of :mod:`tfperf.measure.protocol`): the job (process settings, runner) arrives as
-one JSON line on stdin; the worker answers on the file descriptor given as argv[1]:
+one JSON line on stdin; the worker answers on the pipe given as argv[1] (a file descriptor
+number, or on Windows ``h<handle>``: see :func:`open_channel` and measure/processes.py):
 
     {"type": "ready", "env": {...}, "import_s": 2.9, "unavailable": null}
 
@@ -31,6 +32,7 @@ exits.
 from __future__ import annotations
 
 import gc
+import importlib
 import importlib.util
 import json
 import os
@@ -74,6 +76,16 @@ class Channel:
     def send(self, msg: Answer) -> None:
         self._out.write(json.dumps(msg, allow_nan=False, default=str) + "\n")
         self._out.flush()
+
+
+def open_channel(arg: str) -> Channel:
+    """The parent's pipe, as argv[1] names it: a descriptor number this process inherited
+    (POSIX), or ``h<handle>``, an inherited Windows handle, which the C runtime's msvcrt
+    turns into a descriptor of this process."""
+    if arg.startswith("h"):
+        msvcrt: Any = importlib.import_module("msvcrt")   # Windows only
+        return Channel(int(msvcrt.open_osfhandle(int(arg[1:]), os.O_WRONLY)))
+    return Channel(int(arg))
 
 
 def _apply_settings(process: ProcessSettings) -> ModuleType:
@@ -351,7 +363,7 @@ def pin(cpus: list[int] | None) -> None:
 
 def main(argv: list[str]) -> int:
     exit_with_parent()
-    channel = Channel(int(argv[1]))
+    channel = open_channel(argv[1])
     job = read_job(sys.stdin)
     machine = envinfo.machine_info()  # before pinning: the machine's cores, not the worker's
     pin(job["process"].get("cpus"))
