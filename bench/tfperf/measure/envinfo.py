@@ -59,12 +59,16 @@ ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_b
              "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve", "sve2")
 
 
-def _cpuinfo() -> tuple[str, set[str]]:
+def _cpuinfo() -> tuple[str, set[str] | None]:
+    """The CPU's model name and its instruction-set flags; the flags are None (unknown)
+    where no source of them is read: neither /proc/cpuinfo nor macOS (Windows)."""
     model = platform.processor() or platform.machine()
     flags: set[str] = set()
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
+        if sys.platform not in ("darwin", "linux"):
+            return model, None
         text = ""
     for line in text.splitlines():
         key, _, value = line.partition(":")
@@ -118,7 +122,7 @@ def machine_info() -> MachineInfo:
         "os": f"{platform.system()} {platform.release()}",
         "machine": platform.machine(),
         "cpu_model": model,
-        "isa": {f: f in flags for f in ISA_FLAGS},
+        "isa": {f: f in flags for f in ISA_FLAGS} if flags is not None else {},   # {}: not known here
         "cores": cores(),
         "memory_bytes": _memory_bytes(),
         "python": platform.python_version(),

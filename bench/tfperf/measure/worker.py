@@ -36,10 +36,12 @@ import importlib
 import importlib.util
 import json
 import os
+import posixpath
 import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -276,6 +278,7 @@ class Worker:
         for _ in range(3):
             call()
         weights, total = sampling.sample(call, task["calls"])
+        weights = _slashed(weights)
         sampled = sum(weights.values()) or 1.0
         cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker.py")
         del call
@@ -294,15 +297,27 @@ class Worker:
         }
 
 
-def _short(where: str) -> str:
-    """A frame's file without the machine's directories (no local paths in results)."""
+def _slashed(weights: Counter[tuple[str, ...]], sep: str = os.sep) -> Counter[tuple[str, ...]]:
+    """The sampled stacks with "/" between directories, as the categories' patterns, the
+    boundary and the filters here are written: Windows' frames say "\\" (POSIX's are
+    returned as they are)."""
+    if sep == "/":
+        return weights
+    return Counter({tuple(frame.replace(sep, "/") for frame in stack): w for stack, w in weights.items()})
+
+
+def _short(where: str, splitdrive: Callable[[str], tuple[str, str]] = os.path.splitdrive) -> str:
+    """A frame's file without the machine's directories (no local paths in results). Its
+    path has "/" between directories (``_slashed``); a Windows drive ("C:") goes before the
+    ":" that ends the path is looked for."""
     for marker in ("site-packages/", "lib/python"):
         if marker in where:
             return where.split(marker, 1)[1]
-    if os.sep in where.split(":", 1)[0]:
-        path, rest = where.split(":", 1)
-        parent = os.path.basename(os.path.dirname(path))
-        return f"{parent}/{os.path.basename(path)}:{rest}"
+    _, local = splitdrive(where)
+    if "/" in local.split(":", 1)[0]:
+        path, rest = local.split(":", 1)
+        parent = posixpath.basename(posixpath.dirname(path))
+        return f"{parent}/{posixpath.basename(path)}:{rest}"
     return where
 
 
