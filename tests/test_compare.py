@@ -90,8 +90,35 @@ def test_cli_missing_results_file_is_one_clear_error(tmp_path: Path, capsys: pyt
     assert str(missing) in err and "(file)" in err
 
 
+def test_cli_measures_here_without_results_and_passes_an_interruption_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """No --results: compare runs the profile here (``orchestrate.run``, faked), compares what it
+    wrote, and exits as the run did (130 after SIGINT), saying to run it again."""
+    from tfperf.measure import orchestrate
+
+    seen: list[orchestrate.RunOptions] = []
+
+    def fake_run(options: orchestrate.RunOptions) -> orchestrate.Report:
+        seen.append(options)
+        return orchestrate.Report(ran=3, failed=1, skipped=2, path=RESULTS / "fixture-b" / "full.json", signum=2)
+
+    monkeypatch.setattr(orchestrate, "run", fake_run)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["compare", "--published", str(RESULTS), "--snippets", str(SNIPPETS), "--topic", "fixture_topic",
+                 "--runner", "mine", "--memory-limit-mb", "0", "--no-progress"]) == 130
+    out, err = capsys.readouterr()
+    assert "fixture-a/full" in out
+    assert f"measured 3 case(s) here (1 failed), 2 already measured -> {RESULTS / 'fixture-b' / 'full.json'}" in err
+    assert "the local run was interrupted: run the same command again to finish it" in err
+    [options] = seen
+    assert (options.profile, options.topics, options.runner) == ("quick", ["fixture_topic"], "mine")
+    assert not options.progress
+    assert options.data_root == tmp_path / ".cache" / "tfperf" and options.memory_limit_mb is None
+    assert options.snippets_dir == SNIPPETS
+
+
 def test_terminal_units_round_up_cleanly() -> None:
-    from tfperf.analyse.versus_text import seconds
+    from tfperf.render.versus_text import seconds
 
     assert [seconds(x) for x in (0.0009996, 0.000999, 2.5e-7, None)] == ["1 ms", "999 us", "250 ns", "-"]
 

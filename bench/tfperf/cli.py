@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from . import cli_compare
 from .errors import TfperfError
 from .measure.limits import MEMORY_SHARE, memory_limit
 from .measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
@@ -105,11 +106,11 @@ def _add_venv(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.set_defaults(handler=_cmd_venv)
 
 
-def _optional_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Subcommands contributed by other stages (store: validate/merge; analyse: compare; render: notebooks)."""
+def _optional_parsers(sub: argparse._SubParsersAction, *modules: str) -> None:  # type: ignore[type-arg]
+    """Subcommands contributed by other stages (store: validate/merge; render: notebooks)."""
     import importlib
 
-    for module in ("tfperf.store.commands", "tfperf.analyse.commands", "tfperf.render.commands"):
+    for module in modules:
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -124,7 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _add_run(sub)
     _add_venv(sub)
-    _optional_parsers(sub)
+    _optional_parsers(sub, "tfperf.store.commands")
+    cli_compare.add_parsers(sub)            # compare runs measure, analyse and render
+    _optional_parsers(sub, "tfperf.render.commands")
     return parser
 
 

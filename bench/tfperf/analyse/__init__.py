@@ -53,15 +53,16 @@ from .version_verdicts import (
 )
 from .versions import listing, release_key, short_labels, sort_versions
 from .versions_table import versions_table as claims_by_release
-from .versus import Versus
+from .versus import Versus, as_json, compare_files
 
 __all__ = [
     "FAILED", "HOLDS", "LOCAL_ROOT", "MIXED", "NOT_AVAILABLE", "NOT_MEASURED", "NO_DATA", "N_BOOT", "REFUTED",
     "SLOWER", "UNCLEAR", "ChartRow", "Choice", "ClaimCheck", "Dataset", "Headline", "Interval", "LoadedBreakdown",
     "Measurement", "Origin", "Point", "RatioCache", "Scenario", "SettingsAdvice", "Sources", "SpeedupRow",
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "VersionCell", "VersionStrip", "Versus", "advise",
-    "advise_settings", "analyse", "change_text", "claims_by_release", "counts_text", "error_line",
-    "exclusion_reason", "failed_results", "headline", "headline_findings", "in_words", "is_settings_claim",
-    "listing", "load_sources", "load_topics", "nonfinite", "outcome", "params_id", "release_key", "settings_id",
-    "short_labels", "sort_versions", "speedup_rows", "steady_text", "step_groups", "this_machine", "topic_then_now",
+    "advise_settings", "analyse", "as_json", "change_text", "claims_by_release", "compare_files", "counts_text",
+    "error_line", "exclusion_reason", "failed_results", "headline", "headline_findings", "in_words",
+    "is_settings_claim", "listing", "load_sources", "load_topics", "nonfinite", "outcome", "params_id",
+    "release_key", "settings_id", "short_labels", "sort_versions", "speedup_rows", "steady_text", "step_groups",
+    "this_machine", "topic_then_now",
 ]

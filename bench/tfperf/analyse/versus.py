@@ -12,7 +12,7 @@ where this machine sits against each published runner and profile:
 * per scenario, whether the variant the page recommends for that runner is significantly
   faster than the default way here too (``stats.verdict`` with this machine's noise floor).
 
-Plain functions over loaded documents, no formatting (see ``versus_text``).
+Plain functions over loaded documents, no formatting (see ``tfperf.render.versus_text``).
 """
 
 from __future__ import annotations

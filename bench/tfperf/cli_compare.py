@@ -1,7 +1,10 @@
-"""The analysis stage's subcommand: ``tfperf compare``.
+"""``tfperf compare``: the CLI's subcommand that measures this machine (measure), compares it
+with the published runners (analyse) and prints the comparison (render). It joins three
+stages, so it belongs to the CLI, over all of them, and to none of them.
 
 ``add_parsers(subparsers)`` adds it to the main parser (``tfperf.cli`` calls it); the
-handler returns the exit status.
+handler returns the exit status. The stages it runs are imported when the command runs,
+so that building the parser imports no more than ``tfperf.cli`` does.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import TfperfError
+from .errors import TfperfError
+from .measure.limits import MEMORY_SHARE, memory_limit
 
 DEFAULT_LOCAL_DATA = "~/.cache/tfperf"
 
@@ -22,8 +26,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
     the run's exit status (128 + the signal that interrupted it, else 0)."""
     if args.results:
         return Path(args.results), 0
-    from ..measure.limits import memory_limit
-    from ..measure.orchestrate import RunOptions, run
+    from .measure.orchestrate import RunOptions, run
 
     options = RunOptions(profile=args.profile, topics=args.topic or None,
                          data_root=Path(os.path.expanduser(args.data)), snippets_dir=Path(args.snippets),
@@ -39,8 +42,8 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .versus import as_json, compare_files
-    from .versus_text import render
+    from .analyse import as_json, compare_files
+    from .render.versus_text import render
 
     path, run_status = _local_results(args)
     v = compare_files(path, args.published, args.snippets, only=args.against or (), topics_only=args.topic or ())
@@ -72,7 +75,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--against", action="append", metavar="RUNNER",
                    help="only this published runner label or RUNNER/PROFILE (repeatable)")
     p.add_argument("--snippets", default="snippets")
-    p.add_argument("--memory-limit-mb", type=int, default=None, help="kill a worker above this resident memory (default: 75%% of RAM; 0: no limit)")
+    p.add_argument("--memory-limit-mb", type=int, default=None,
+                   help=f"kill a worker above this resident memory (default: {MEMORY_SHARE * 100:.0f}%% of RAM; "
+                        "0: no limit)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=cmd_compare)

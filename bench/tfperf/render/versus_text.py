@@ -1,12 +1,12 @@
-"""``tfperf compare`` as terminal text: the numbers come from :mod:`.versus`, only laid out here."""
+"""``tfperf compare`` as terminal text: the numbers come from :mod:`tfperf.analyse.versus`, only
+laid out here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .records import params_id
-from .versus import Versus
+from ..analyse import Versus, params_id
 
 
 def seconds(x: float | None) -> str:
