@@ -33,20 +33,23 @@ def test_every_fault_test_has_a_row_and_every_row_a_test() -> None:
         assert needle in text, needle
 
 
-def test_missing_cited_test_or_incomplete_docstring_is_an_error(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_cited_test_or_incomplete_docstring_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "tests").mkdir()
-    monkeypatch.setattr(faults, "REFERENCED", (faults.FaultRow("x", "y", "z", ("tests/test_gone.py::test_gone",)),))
-    with pytest.raises(faults.FaultsError, match="test_gone.py::test_gone, which does not exist"):
+    (tmp_path / "tests" / "test_x.py").write_text(
+        'def test_a():\n    """Fault: f.\n    Happens: h.\n    Kept: k.\n    Also: test_b, test_gone"""\n\n'
+        'def test_b():\n    pass\n')
+    with pytest.raises(faults.FaultsError, match="test_x.py::test_a: its Also: names tests/test_x.py::test_gone"):
         faults.collect(tmp_path)
-    monkeypatch.setattr(faults, "REFERENCED", ())
+    (tmp_path / "tests" / "test_x.py").write_text(
+        'def test_a():\n    """Fault: f.\n    Happens: h.\n    Kept: k.\n    Also: test_b"""\n\ndef test_b():\n    pass\n')
+    (row,) = faults.collect(tmp_path)
+    assert row.tests == ("tests/test_x.py::test_a", "tests/test_x.py::test_b") and row.kept == "K."
     (tmp_path / "tests" / "test_x.py").write_text('def test_a():\n    """Fault: something.\n    Happens: it."""\n')
     with pytest.raises(faults.FaultsError, match="lacks Kept:"):
         faults.collect(tmp_path)
 
 
-def test_table_escapes_and_fills_only_the_placeholder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(faults, "REFERENCED", ())
+def test_table_escapes_and_fills_only_the_placeholder(tmp_path: Path) -> None:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(
         'def test_a():\n    """Fault: <script>alert(1)</script> | pipe.\n    Happens: shown as text.\n'

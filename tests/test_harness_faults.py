@@ -78,6 +78,12 @@ def topic_dir(tmp_path: Path) -> Path:
 
 
 def test_failures_are_stored_and_the_rest_survives(topic_dir: Path, tmp_path: Path) -> None:
+    """Fault: a snippet variant that raises, one that hangs past the case timeout, and one that
+    kills its worker process (os._exit), in one group.
+    Happens: each is stored as a failed result (error with the traceback / timeout / crashed
+    with the exit code); a fresh worker takes over the rest of the group.
+    Kept: every other case of the group, measured and checked; a second run re-runs nothing.
+    """
     opts = RunOptions(profile="quick", data_root=tmp_path / "data", snippets_dir=topic_dir,
                       runner="test-runner", progress=False)
     report = run(opts)

@@ -48,6 +48,14 @@ def test_valid_fixture_loads() -> None:
 
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_fixture_names_file_and_field(name: str) -> None:
+    """Fault: results files that are malformed JSON, of an unknown schema version, with NaN,
+    infinite, zero or negative times, a missing field, a wrong type, or names that try path
+    traversal.
+    Happens: loading raises one error naming the file and the field (e.g.
+    results[1].timing.summary.median: missing (required)).
+    Kept: loading a folder keeps every good file and lists the bad ones.
+    Also: test_load_dir_keeps_good_files_despite_bad_ones
+    """
     field, problem = BAD[name]
     with pytest.raises(ResultsFileError) as info:
         store.load(FIXTURES / name)

@@ -91,6 +91,13 @@ def _check_intact(path: Path) -> str:
 
 
 def test_sigkill_during_writes_never_corrupts(tmp_path: Path) -> None:
+    """Fault: SIGKILL of a process while it writes a results file (at random moments, and
+    between writing the temporary file and renaming it).
+    Happens: the write is a temporary file in the same folder, fsync, rename: the kill leaves
+    at most a stray hidden temp file, never taken for results.
+    Kept: the results file is always the complete old or the complete new version.
+    Also: test_sigkill_after_temp_written_before_rename
+    """
     rng = random.Random(7)
     path = tmp_path / "quick.json"
     seen = set()

@@ -51,6 +51,10 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 
 def test_merge_into_two_runners_and_a_malformed_artifact(tmp_path: Path) -> None:
+    """Fault: a contributed or CI artifact that is malformed, merged together with valid ones.
+    Happens: `tfperf merge` rejects it by file and field and exits 1.
+    Kept: the valid artifacts are merged; a second merge changes no byte.
+    """
     data, arts = tmp_path / "data", tmp_path / "artifacts"
     existing = store.results_path(data, "runner-a", "quick")
     store.write_atomic(existing, make_doc("runner-a", results=[make_result(0, runner="runner-a")]))
@@ -86,6 +90,10 @@ def test_merge_into_is_order_independent(tmp_path: Path) -> None:
 
 
 def test_contribution_duplicate_recognised_and_target_never_touched_when_broken(tmp_path: Path) -> None:
+    """Fault: the same results file submitted twice (a duplicate contribution).
+    Happens: the merge reports it as a duplicate: every record is already there.
+    Kept: the published file is unchanged; a broken published file is never touched.
+    """
     data = tmp_path / "data"
     contribution = tmp_path / "mine.json"
     shutil.copy(FIXTURES / "valid.json", contribution)

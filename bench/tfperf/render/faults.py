@@ -1,10 +1,10 @@
 """The "Faults we test" table, generated from the tests so that no row exists without a test.
 
 A fault test says what it tries in its docstring, three lines starting with ``Fault:``,
-``Happens:`` and ``Kept:``; the tests are read with :mod:`ast` (never imported, so
-building the site needs neither pytest nor TensorFlow). Tests written before this page
-(store, harness) are listed in :data:`REFERENCED` with the text of their row; a referenced
-test that no longer exists is an error, which fails ``mkdocs build --strict``.
+``Happens:`` and ``Kept:``, and optionally ``Also:`` with the names of other tests of its
+file that check the same row; the tests are read with :mod:`ast` (never imported, so
+building the site needs neither pytest nor TensorFlow). An ``Also:`` test that does not
+exist is an error, which fails ``mkdocs build --strict``.
 """
 
 from __future__ import annotations
@@ -33,45 +33,13 @@ class FaultsError(TfperfError, ValueError):
     (Still a ValueError, as it was before it joined the one root.)"""
 
 
-REFERENCED: tuple[FaultRow, ...] = (
-    FaultRow("A snippet variant that raises, one that hangs past the case timeout, and one that kills its "
-             "worker process (os._exit), in one group.",
-             "Each is stored as a failed result (error with the traceback / timeout / crashed with the exit "
-             "code); a fresh worker takes over the rest of the group.",
-             "Every other case of the group, measured and checked; a second run re-runs nothing.",
-             ("tests/test_harness_faults.py::test_failures_are_stored_and_the_rest_survives",)),
-    FaultRow("SIGKILL of a process while it writes a results file (at random moments, and between writing "
-             "the temporary file and renaming it).",
-             "The write is a temporary file in the same folder, fsync, rename: the kill leaves at most a "
-             "stray hidden temp file, never taken for results.",
-             "The results file is always the complete old or the complete new version.",
-             ("tests/test_store_faults.py::test_sigkill_during_writes_never_corrupts",
-              "tests/test_store_faults.py::test_sigkill_after_temp_written_before_rename")),
-    FaultRow("Results files that are malformed JSON, of an unknown schema version, with NaN, infinite, zero "
-             "or negative times, a missing field, a wrong type, or names that try path traversal.",
-             "Loading raises one error naming the file and the field (e.g. "
-             "results[1].timing.summary.median: missing (required)).",
-             "Loading a folder keeps every good file and lists the bad ones.",
-             ("tests/test_store.py::test_bad_fixture_names_file_and_field",
-              "tests/test_store.py::test_load_dir_keeps_good_files_despite_bad_ones")),
-    FaultRow("A contributed or CI artifact that is malformed, merged together with valid ones.",
-             "`tfperf merge` rejects it by file and field and exits 1.",
-             "The valid artifacts are merged; a second merge changes no byte.",
-             ("tests/test_store_merge.py::test_merge_into_two_runners_and_a_malformed_artifact",)),
-    FaultRow("The same results file submitted twice (a duplicate contribution).",
-             "The merge reports it as a duplicate: every record is already there.",
-             "The published file is unchanged; a broken published file is never touched.",
-             ("tests/test_store_merge.py::test_contribution_duplicate_recognised_and_target_never_touched_when_broken",)),
-)
-
-
 def _fields(doc: str) -> dict[str, str] | None:
     """The Fault/Happens/Kept lines of a docstring, or None when it is not a fault test."""
     out: dict[str, str] = {}
     current: str | None = None
     for raw in doc.strip().splitlines():
         line = raw.strip()
-        m = re.match(r"^(Fault|Happens|Kept):\s*(.*)$", line)
+        m = re.match(r"^(Fault|Happens|Kept|Also):\s*(.*)$", line)
         if m:
             current = m.group(1)
             out[current] = m.group(2)
@@ -107,12 +75,12 @@ def collect(root: str | Path) -> list[FaultRow]:
             if missing:
                 raise FaultsError(f"{rel}::{name}: fault docstring lacks {', '.join(f + ':' for f in missing)}")
             fault, happens, kept = (_sentence(fields[f]) for f in FIELDS)
-            rows.append(FaultRow(fault, happens, kept, (f"{rel}::{name}",)))
-    for row in REFERENCED:
-        for test in row.tests:
+            also = tuple(f"{rel}::{t}" for t in fields.get("Also", "").replace(",", " ").split())
+            rows.append(FaultRow(fault, happens, kept, (f"{rel}::{name}", *also)))
+    for row in rows:
+        for test in row.tests[1:]:
             if test not in known:
-                raise FaultsError(f"the faults page cites {test}, which does not exist")
-        rows.append(row)
+                raise FaultsError(f"{row.tests[0]}: its Also: names {test}, which does not exist")
     return rows
 
 
