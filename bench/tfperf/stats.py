@@ -15,6 +15,8 @@ from functools import lru_cache
 import numpy as np
 
 CONFIDENCE = 0.95
+N_BOOT = 2000                  # bootstrap resamples of ratio_ci
+BOOT_SEED = 0                  # its generator's seed: the same samples give the same interval
 
 
 def quantile(xs: Sequence[float], q: float) -> float:
@@ -106,8 +108,8 @@ def ratio_ci(
     baseline: Sequence[float],
     other: Sequence[float],
     confidence: float = CONFIDENCE,
-    n_boot: int = 2000,
-    seed: int = 0,
+    n_boot: int = N_BOOT,
+    seed: int = BOOT_SEED,
 ) -> tuple[float, float, float]:
     """Ratio median(baseline) / median(other) (a speedup of ``other`` over ``baseline``
     when > 1) with a percentile-bootstrap CI. Deterministic for a given seed."""

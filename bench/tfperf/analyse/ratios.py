@@ -36,8 +36,9 @@ class Ratio:
         return (self.high - self.low) / 2.0 / self.point if self.point > 0 else float("inf")
 
 
-# The statistics' parameters are part of the key: a change to them never serves an old interval.
-_KEY_PREFIX = f"boot{stats.CONFIDENCE}:2000:0:"
+def _key_prefix() -> str:
+    """The statistics' parameters, part of every key: a change to them never serves an old interval."""
+    return f"boot{stats.CONFIDENCE}:{stats.N_BOOT}:{stats.BOOT_SEED}:"
 
 
 def _digest(xs: Sequence[float]) -> str:
@@ -57,7 +58,7 @@ class RatioCache:
                 self._memo = {}
 
     def ratio(self, baseline: Sequence[float], candidate: Sequence[float]) -> Ratio:
-        key = _KEY_PREFIX + _digest(baseline) + _digest(candidate)
+        key = _key_prefix() + _digest(baseline) + _digest(candidate)
         hit = self._memo.get(key)
         if hit is None:
             hit = stats.ratio_ci(baseline, candidate)
