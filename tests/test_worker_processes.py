@@ -242,3 +242,25 @@ def test_the_worker_opens_a_descriptor_number_as_before() -> None:
     worker.open_channel(str(wfd)).send({"type": "released", "id": "x"})
     with os.fdopen(rfd, "rb") as r:
         assert r.readline() == b'{"type": "released", "id": "x"}\n'
+
+
+@pytest.mark.tf
+def test_tensorflow_workers_through_the_thread_reader_keep_every_fault_apart(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """test_harness_faults' topic (ok, wrong, raises, hangs, dies) with real TensorFlow
+    workers, read by Windows' thread and killed the Windows way: the same records."""
+    from test_harness_faults import SNIPPET, YAML
+
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "faults.py").write_text(SNIPPET)
+    (snippets / "faults.yaml").write_text(YAML)
+    monkeypatch.setattr(pool, "PROCESSES", PORTABLE)
+    report = run(RunOptions(profile="quick", data_root=tmp_path / "data", snippets_dir=snippets,
+                            runner="test-runner", progress=False))
+    by_variant = {r["variant"]: r for r in store.load(report.path)["results"]}
+    assert {v: r["status"] for v, r in by_variant.items()} == {
+        "double": "ok", "double_again": "ok", "wrong": "ok", "raises": "error", "hangs": "timeout", "dies": "crashed"}
+    assert by_variant["wrong"]["output"]["within_tolerance"] is False
+    assert "exit code 3" in by_variant["dies"]["error"]
+    assert by_variant["double"]["timing"]["summary"]["n"] >= 5
