@@ -45,10 +45,10 @@ CASES = {
 
 def _run(topic: str, tmp: Path, legacy: bool) -> tuple[str, Path]:
     t = load_topic(SNIPPETS / f"{topic}.yaml")
-    ref = t.variants[t.data["reference"]]
+    ref = t.variants[t.reference]
     out = tmp / f"{topic}-{'k2' if legacy else 'k3'}"
     code = SCRIPT.format(snippets=str(SNIPPETS), module=topic, params=CASES[topic],
-                         setup=ref.get("setup", t.data["setup"]), fn=ref["fn"], out=str(out))
+                         setup=ref.get("setup", t.setup), fn=ref["fn"], out=str(out))
     env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
     env.update(TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(ROOT / "bench"))
     if legacy:
