@@ -51,13 +51,17 @@ def test_the_valid_example_loads(tmp_path: Path) -> None:
         "baseline_settings": {"keras": "3"}, "settings_labels": {"keras": {"3": "Keras 3"}},
         "settings_map": {"flavor": {"x": {"env": {"F": "x"}, "intra_op_threads": 1, "inter_op_threads": 1,
                                           "eager": True, "cpus": [0]}}},
-        "exclude": [{"n": 2, "variant": "b"}], "breakdown_categories": {"x": "y"},
+        "exclude": [{"n": 2, "variant": "b"}], "breakdown_categories": [{"name": "x", "match": ["y"]}],
         "breakdowns": [{"variant": "b", "params": {"n": 1}, "settings": {"keras": "3"}, "calls": 5,
                         "profiles": ["quick"]}],
         "settings_claims": [{"id": "s", "text": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
                              "slower_settings": {"keras": "2"}, "where": {"n": [1]}, "min_effect": 0.1}],
     }
-    assert _load(tmp_path, every_section).name == "t"
+    topic = _load(tmp_path, every_section)
+    assert topic.name == "t" and topic.timeout_s == 5.0 and topic.profiles["quick"].timeout_s == 10.0
+    assert topic.tolerance == {"rtol": 1e-4, "atol": 1e-5}, "YAML reads 1e-05 as a string: still a number"
+    assert topic.per_call is not None and (topic.per_call.divide_by, topic.per_call.unit) == ("n", "item")
+    assert topic.breakdown_categories == [{"name": "x", "match": ["y"]}]
 
 
 @pytest.mark.parametrize("change, field, hint", [
@@ -113,6 +117,15 @@ def test_a_scope_naming_no_parameter_or_setting_is_rejected(tmp_path: Path, chan
     ({"claims": {"id": "x"}}, "claims"),
     ({"claims": [{"faster": "a", "slower": "b"}]}, "claims.0.id"),
     ({"variants": {"a": "f"}}, "variants.a"),
+    ({"tolerance": {"rtol": "tight"}}, "tolerance.rtol"),
+    ({"timeout_s": -1}, "timeout_s"),
+    ({"profiles": {"quick": {"params": {"n": [1]}, "timeout_s": "long"}}}, "profiles.quick.timeout_s"),
+    ({"profiles": {"quick": {"params": {"n": [1]}, "budget": [3]}}}, "profiles.quick.budget"),
+    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"}}]},
+     "settings_claims.0.slower_settings"),
+    ({"per_call": {"unit": "step"}}, "per_call.divide_by"),
+    ({"breakdown_categories": {"x": "y"}}, "breakdown_categories"),
+    ({"breakdown_categories": [{"name": "x", "match": "y"}]}, "breakdown_categories.0"),
 ])
 def test_a_value_of_the_wrong_shape_is_rejected(tmp_path: Path, change: dict[str, Any], field: str) -> None:
     assert _rejected(tmp_path, {**TOPIC, **change}).field == field

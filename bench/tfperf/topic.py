@@ -107,7 +107,8 @@ def load_topic(path: str | Path) -> Topic:
     digest.update(json.dumps({k: data.get(k) for k in ("variants", "tolerance", "reference")},
                              sort_keys=True, default=str).encode())
     setup = str(data.get("setup", "setup"))
-    tolerance = {"rtol": 1e-4, "atol": 1e-5, **{str(k): float(v) for k, v in (data.get("tolerance") or {}).items()}}
+    tolerance = {"rtol": 1e-4, "atol": 1e-5,
+                 **{str(k): _number(v, path, f"tolerance.{k}") for k, v in (data.get("tolerance") or {}).items()}}
     per_call = data.get("per_call")
     return Topic(
         name=name, title=str(data.get("title", name)), path=path, snippet=snippet,
@@ -115,7 +116,7 @@ def load_topic(path: str | Path) -> Topic:
         source_hashes=source_hashes(source, snippet, variants, str(data["reference"]), setup, tolerance),
         variants=dict(variants), reference=str(data["reference"]), default=str(data["default"]),
         profiles={str(p): _profile(body or {}, path, str(p)) for p, body in data["profiles"].items()},
-        setup=setup, tolerance=tolerance, timeout_s=float(data.get("timeout_s", 300)),
+        setup=setup, tolerance=tolerance, timeout_s=_number(data.get("timeout_s", 300), path, "timeout_s"),
         exclude=list(data.get("exclude") or []), settings_map=dict(data.get("settings_map") or {}),
         baseline_settings={str(k): str(v) for k, v in (data.get("baseline_settings") or {}).items()},
         settings_labels={str(k): {str(a): str(b) for a, b in v.items()}
@@ -144,12 +145,12 @@ def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
     timeout = body.get("timeout_s")
     return Profile(params=params, settings=settings, variants=None if only is None else [str(v) for v in only],
                    exclude=list(body.get("exclude") or []), budget=dict(body.get("budget") or {}),
-                   timeout_s=None if timeout is None else float(timeout))
+                   timeout_s=None if timeout is None else _number(timeout, path, f"{where}.timeout_s"))
 
 
 def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
-    """The shapes of baseline_settings, settings_labels, settings_claims, controls and
-    per_call (a mistake names the file and the field)."""
+    """The shapes of baseline_settings, settings_labels, settings_claims, controls,
+    breakdown_categories and per_call (a mistake names the file and the field)."""
     for name in ("baseline_settings", "settings_labels", "settings_map"):
         _require(isinstance(data.get(name) or {}, dict), path, name, "must be a mapping")
     for k, v in (data.get("settings_labels") or {}).items():
@@ -165,9 +166,32 @@ def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
             for fld in fields:
                 _require(isinstance(item[fld], dict) and bool(item[fld]), path, f"{section}.{i}.{fld}",
                          "must be a non-empty mapping")
+    rules = data.get("breakdown_categories")
+    _require(rules is None or isinstance(rules, list), path, "breakdown_categories",
+             "must be a list of {name: ..., match: [...]}")
+    for i, rule in enumerate(rules or []):
+        _require(isinstance(rule, dict) and isinstance(rule.get("name"), str) and isinstance(rule.get("match"), list)
+                 and all(isinstance(m, str) for m in rule["match"]), path, f"breakdown_categories.{i}",
+                 "must be {name: <text>, match: [<text in a frame>, ...]}")
     per_call = data.get("per_call")
     _require(per_call is None or (isinstance(per_call, dict) and bool(per_call.get("divide_by"))), path,
              "per_call.divide_by", "missing (the parameter one call is divided by)")
+
+
+def _number(value: object, path: Path, fld: str) -> float:
+    """A non-negative number from the YAML, or an error naming the file and the field. YAML
+    1.1 reads ``1e-5`` (no dot) as a string: a string that is a number counts as one."""
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if number is None or not number >= 0:      # NaN fails too
+        raise CaseGridError(str(path), fld, f"must be a non-negative number, got {value!r}")
+    return number
 
 
 def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
