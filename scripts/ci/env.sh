@@ -5,10 +5,11 @@
 #   tfperf_env EXTRAS        EXTRAS: comma-separated extras of pyproject.toml ("tf,test")
 #
 # TFPERF_VENV=/path/to/venv  use that venv as it is, install nothing (e.g. TFPERF_VENV=.venv after scripts/setup);
-# TFPERF_LOCK=FILE           install exactly that hashed lock into ./.venv (the merge job: see below);
+# TFPERF_LOCK=FILE           install exactly that hashed lock into ./.venv (every CI job that installs
+#                            Python packages sets it: scripts/ci/<extras>-requirements.txt; see below);
 # otherwise                  TFPERF_EXTRAS=EXTRAS scripts/setup builds ./.venv with
 #                            `pip install -e ".[EXTRAS]"` (the one place the project is installed;
-#                            CI runners take this path).
+#                            a machine of your own takes this path).
 #
 # Afterwards: $PY is the venv's python, its bin/ (Scripts/ on Windows) is first on PATH, and
 # PYTHONPATH puts this checkout's bench/ first so the code under test is the code in this
@@ -56,9 +57,11 @@ tfperf_venv_python() {
     fi
 }
 
-# TFPERF_LOCK=FILE (the merge job, which holds a write token): ./.venv gets exactly the hashed
-# lock FILE (pip --require-hashes, wheels only, no dependency resolution) and nothing else;
-# tfperf itself runs from bench/ on PYTHONPATH. So no unpinned package runs beside the token.
+# TFPERF_LOCK=FILE (set by every CI job that installs Python packages): ./.venv gets exactly the
+# hashed lock FILE (pip --require-hashes, wheels only, no dependency resolution) and nothing
+# else; tfperf itself runs from bench/ on PYTHONPATH (no `tfperf` console script: the scripts
+# call the tfperf function below). So a job runs with the packages the lock names, not with
+# whatever was newest that day, and no unpinned package runs beside the merge job's write token.
 tfperf_locked_venv() {
     local lock="$1" venv="$TFPERF_ROOT/.venv"
     case "$lock" in /*) ;; *) lock="$TFPERF_ROOT/$lock";; esac
@@ -67,13 +70,27 @@ tfperf_locked_venv() {
         return 1
     fi
     if [ -z "$(tfperf_venv_python "$venv")" ]; then
-        "${PYTHON:-python3}" -m venv "$venv" || return 1
+        "$(tfperf_base_python)" -m venv "$venv" || return 1
     fi
     if ! cmp -s "$lock" "$venv/.tfperf-lock"; then
         echo "scripts/ci: installing the hashed lock ${lock#"$TFPERF_ROOT"/} into $venv"
         "$(tfperf_venv_python "$venv")" -m pip install --quiet --require-hashes --only-binary=:all: --no-deps -r "$lock" || return 1
         cp "$lock" "$venv/.tfperf-lock"
     fi
+}
+
+# The interpreter that makes a venv, as scripts/setup chooses it: $PYTHON when set; on Windows
+# (Git Bash, MSYS2, Cygwin) python, which setup-python provides (no python3.exe there; a python3
+# may be the Store's stub, which runs no code); elsewhere python3 where it runs, else python.
+tfperf_base_python() {
+    if [ -n "${PYTHON:-}" ]; then
+        echo "$PYTHON"
+        return
+    fi
+    case "${OSTYPE:-}" in
+        msys*|cygwin*) echo python ;;
+        *) if python3 -c "" >/dev/null 2>&1; then echo python3; else echo python; fi ;;
+    esac
 }
 
 # The tfperf command of the environment, running this checkout's package.
