@@ -56,7 +56,7 @@ echo "$LOCKS" | while read -r lock extras platforms; do
     for e in ${extras//,/ }; do
         args+=(--extra "$e")
     done
-    args+=(pyproject.toml)
+    args+=(-c scripts/ci/lock-constraints.txt pyproject.toml)
     upgrade=()
     if [ "${TFPERF_LOCK_UPGRADE:-0}" = 1 ]; then
         upgrade=(--upgrade)
