@@ -66,3 +66,15 @@ def make() -> ModuleType:
     module.calls = calls
     module.held = held
     return module
+
+
+# Python run first in a child process so that it takes the store's locks the Windows way,
+# through this stand-in (test_windows_store_locks.py, test_store_faults.py).
+CHILD_PRELUDE = """
+import fake_msvcrt
+from tfperf.store import claims, lock
+from tfperf.store.windows_locks import ByteLocks
+locks = ByteLocks(fake_msvcrt.make(), retry_s=0.01)
+lock.LOCKING = lock.FirstByte(locks)
+claims.RECORD_LOCKS = locks
+"""

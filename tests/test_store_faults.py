@@ -12,15 +12,17 @@ import textwrap
 import time
 from pathlib import Path
 
+import fake_msvcrt
+import pytest
 from tfperf import store
 
 TESTS = Path(__file__).parent
 BENCH = TESTS.parent / "bench"
 
 
-def _python(script: str, *args: str) -> subprocess.Popen[str]:
+def _python(script: str, *args: str, prelude: str = "") -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(BENCH), str(TESTS)])}
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *args], env=env,
+    return subprocess.Popen([sys.executable, "-c", prelude + textwrap.dedent(script), *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -37,14 +39,18 @@ APPENDER = """
 """
 
 
-def test_two_processes_appending_lose_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("locks", ["posix", "windows"])
+def test_two_processes_appending_lose_nothing(tmp_path: Path, locks: str) -> None:
+    """Under this platform's locks, and under Windows' (msvcrt.locking of one byte, through
+    the stand-in of tests/fake_msvcrt.py)."""
     path = tmp_path / "results" / "test-runner" / "quick.json"
     go = tmp_path / "go"
-    procs = [_python(APPENDER, str(path), str(start), str(go)) for start in (0, 1000)]
+    prelude = fake_msvcrt.CHILD_PRELUDE if locks == "windows" else ""
+    procs = [_python(APPENDER, str(path), str(start), str(go), prelude=prelude) for start in (0, 1000)]
     time.sleep(0.3)
     go.touch()
     for p in procs:
-        _, err = p.communicate(timeout=60)
+        _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     doc = store.load(path)
     batches = {r["params"]["batch"] for r in doc["results"]}
