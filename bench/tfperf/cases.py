@@ -23,6 +23,7 @@ from .store import ids
 from .store.record_types import ProcessSettings, Scalar
 from .store.schema import NAME_RULE, is_name
 from .topic import Topic
+from .topic_schema import require
 
 # Budgets per profile; a topic may override any field under profiles.<name>.budget.
 DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
@@ -90,11 +91,6 @@ class Case:
         return self.variant == self.reference
 
 
-def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
-    if not cond:
-        raise CaseGridError(str(path), fld, problem)
-
-
 def _resolve_values(values: Iterable[Any], cores: int) -> list[Any]:
     """Expand the token "1..cores" into 1, 2, 4, ..., cores (powers of two plus cores)."""
     out: list[Any] = []
@@ -121,7 +117,7 @@ def _cpu_list(val: Any, path: Path, where: str) -> list[int]:
         cpus = sorted({int(str(c).strip()) for c in items})
     except (TypeError, ValueError):
         cpus = []
-    _require(bool(cpus) and cpus[0] >= 0, path, where, f"expected CPU numbers such as [1] or \"0,1\", got {val!r}")
+    require(bool(cpus) and cpus[0] >= 0, path, where, f"expected CPU numbers such as [1] or \"0,1\", got {val!r}")
     return cpus
 
 
@@ -132,14 +128,14 @@ def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> ProcessS
     process: ProcessSettings = {"env": env}
     for key, value in sorted(settings.items()):
         table = declared.get(key)
-        _require(table is not None, topic.path, f"settings.{key}", "no mapping for this setting")
+        require(table is not None, topic.path, f"settings.{key}", "no mapping for this setting")
         entry = table.get(str(value)) if table else None
         if entry is None and table is not None and "*" in table:
             entry = json.loads(json.dumps(table["*"]).replace("{value}", str(value)))
-        _require(entry is not None, topic.path, f"settings.{key}", f"no mapping for value {value!r}")
+        require(entry is not None, topic.path, f"settings.{key}", f"no mapping for value {value!r}")
         assert entry is not None
         for fld, val in entry.items():
-            _require(fld in PROCESS_FIELDS, topic.path, f"settings_map.{key}.{value}.{fld}", "unknown process field")
+            require(fld in PROCESS_FIELDS, topic.path, f"settings_map.{key}.{value}.{fld}", "unknown process field")
             if fld == "env":
                 env.update({str(k): str(v) for k, v in val.items()})
             elif fld == "intra_op_threads":
@@ -158,7 +154,7 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
     parameter combination, the reference variant first (the others are checked against it)."""
     cores = cores or os.cpu_count() or 1
     prof = topic.profiles.get(profile)
-    _require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
+    require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
     assert prof is not None
     params, settings = prof.params, prof.settings
     fields: dict[str, Any] = {**DEFAULT_BUDGETS[profile], **prof.budget}    # Budget checks the names
@@ -169,7 +165,7 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
     variants = topic.variants
     only = prof.variants if prof.variants is not None else list(variants)
     for v in only:
-        _require(v in variants, topic.path, f"profiles.{profile}.variants", f"{v!r} is not a declared variant")
+        require(v in variants, topic.path, f"profiles.{profile}.variants", f"{v!r} is not a declared variant")
     order = [topic.reference] + [v for v in only if v != topic.reference]
     excludes = topic.exclude + prof.exclude
     pkeys = sorted(params)
@@ -194,7 +190,7 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
                 ))
     for c in cases:
         for name in [*map(str, c.params.values()), *c.settings.values()]:
-            _require(is_name(name), topic.path, "params", f"value {name!r} is not a valid name ({NAME_RULE})")
+            require(is_name(name), topic.path, "params", f"value {name!r} is not a valid name ({NAME_RULE})")
     return cases
 
 

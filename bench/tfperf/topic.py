@@ -21,7 +21,7 @@ import yaml
 
 from .errors import CaseGridError
 from .store.schema import NAME_RULE, PROFILES, is_name
-from .topic_schema import Breakdown, CategoryRule, Claim, Control, Variant, check_keys, check_references
+from .topic_schema import Breakdown, CategoryRule, Claim, Control, Variant, check_keys, check_references, require
 from .variant_source import source_hashes
 
 Scope = dict[str, object]                 # parameter, setting or "variant" -> a value or a list of values
@@ -82,26 +82,26 @@ def load_topic(path: str | Path) -> Topic:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise CaseGridError(str(path), "(file)", f"cannot read YAML: {exc}") from exc
-    _require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
+    require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
     check_keys(data, path)
     for key in ("topic", "variants", "reference", "default", "profiles"):
-        _require(key in data, path, key, "missing")
-    _require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
+        require(key in data, path, key, "missing")
+    require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
     name = data["topic"]
-    _require(is_name(name), path, "topic", f"{name!r} is not a valid name ({NAME_RULE})")
+    require(is_name(name), path, "topic", f"{name!r} is not a valid name ({NAME_RULE})")
     variants = data["variants"]
-    _require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
+    require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
     for vname, vdef in variants.items():
-        _require(is_name(str(vname)), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
-        _require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
+        require(is_name(str(vname)), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
+        require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
     for key in ("reference", "default"):
-        _require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
+        require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
     for prof in data["profiles"]:
-        _require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
+        require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
     check_references(data, path)
     _check_settings_sections(data, path)
     snippet = path.with_name(data.get("snippet", f"{name}.py"))
-    _require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
+    require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
     source = snippet.read_bytes()
     digest = hashlib.sha256(source)
     digest.update(json.dumps({k: data.get(k) for k in ("variants", "tolerance", "reference")},
@@ -135,13 +135,13 @@ def discover(snippets_dir: str | Path) -> list[Topic]:
 
 def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
     where = f"profiles.{name}"
-    _require(isinstance(body, dict), path, where, "must be a mapping")
+    require(isinstance(body, dict), path, where, "must be a mapping")
     for part in ("params", "settings", "budget"):
-        _require(isinstance(body.get(part) or {}, dict), path, f"{where}.{part}", "must be a mapping")
+        require(isinstance(body.get(part) or {}, dict), path, f"{where}.{part}", "must be a mapping")
     params = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("params") or {}).items()}
     settings = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("settings") or {}).items()}
     only = body.get("variants")
-    _require(only is None or isinstance(only, list), path, f"{where}.variants", "must be a list of variants")
+    require(only is None or isinstance(only, list), path, f"{where}.variants", "must be a list of variants")
     timeout = body.get("timeout_s")
     return Profile(params=params, settings=settings, variants=None if only is None else [str(v) for v in only],
                    exclude=list(body.get("exclude") or []), budget=dict(body.get("budget") or {}),
@@ -152,29 +152,29 @@ def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
     """The shapes of baseline_settings, settings_labels, settings_claims, controls,
     breakdown_categories and per_call (a mistake names the file and the field)."""
     for name in ("baseline_settings", "settings_labels", "settings_map"):
-        _require(isinstance(data.get(name) or {}, dict), path, name, "must be a mapping")
+        require(isinstance(data.get(name) or {}, dict), path, name, "must be a mapping")
     for k, v in (data.get("settings_labels") or {}).items():
-        _require(isinstance(v, dict), path, f"settings_labels.{k}", "must map values to labels")
+        require(isinstance(v, dict), path, f"settings_labels.{k}", "must map values to labels")
     for section, fields in (("settings_claims", ("faster_settings", "slower_settings")),
                             ("controls", ("settings", "same_as"))):
         items = data.get(section) or []
-        _require(isinstance(items, list), path, section, "must be a list")
+        require(isinstance(items, list), path, section, "must be a list")
         for i, item in enumerate(items):
             need = ("id", "faster", "slower", *fields) if section == "settings_claims" else ("id", "variant", *fields)
             for fld in need:
-                _require(isinstance(item, dict) and fld in item, path, f"{section}.{i}.{fld}", "missing")
+                require(isinstance(item, dict) and fld in item, path, f"{section}.{i}.{fld}", "missing")
             for fld in fields:
-                _require(isinstance(item[fld], dict) and bool(item[fld]), path, f"{section}.{i}.{fld}",
+                require(isinstance(item[fld], dict) and bool(item[fld]), path, f"{section}.{i}.{fld}",
                          "must be a non-empty mapping")
     rules = data.get("breakdown_categories")
-    _require(rules is None or isinstance(rules, list), path, "breakdown_categories",
+    require(rules is None or isinstance(rules, list), path, "breakdown_categories",
              "must be a list of {name: ..., match: [...]}")
     for i, rule in enumerate(rules or []):
-        _require(isinstance(rule, dict) and isinstance(rule.get("name"), str) and isinstance(rule.get("match"), list)
+        require(isinstance(rule, dict) and isinstance(rule.get("name"), str) and isinstance(rule.get("match"), list)
                  and all(isinstance(m, str) for m in rule["match"]), path, f"breakdown_categories.{i}",
                  "must be {name: <text>, match: [<text in a frame>, ...]}")
     per_call = data.get("per_call")
-    _require(per_call is None or (isinstance(per_call, dict) and bool(per_call.get("divide_by"))), path,
+    require(per_call is None or (isinstance(per_call, dict) and bool(per_call.get("divide_by"))), path,
              "per_call.divide_by", "missing (the parameter one call is divided by)")
 
 
@@ -193,7 +193,3 @@ def _number(value: object, path: Path, fld: str) -> float:
         raise CaseGridError(str(path), fld, f"must be a non-negative number, got {value!r}")
     return number
 
-
-def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
-    if not cond:
-        raise CaseGridError(str(path), fld, problem)

@@ -174,11 +174,11 @@ def check_keys(data: Any, path: Path, spec: Spec = TOPIC, where: str = "") -> No
     if spec is None or data is None:
         return
     if isinstance(spec, ListOf):
-        _require(isinstance(data, list), path, where, "must be a list")
+        require(isinstance(data, list), path, where, "must be a list")
         for i, item in enumerate(data):
             check_keys(item, path, spec.spec, _join(where, str(i)))
         return
-    _require(isinstance(data, dict), path, where or "(file)", "must be a mapping")
+    require(isinstance(data, dict), path, where or "(file)", "must be a mapping")
     for key, value in data.items():
         at = _join(where, str(key))
         if isinstance(spec, Each):
@@ -201,23 +201,23 @@ def check_references(data: dict[str, Any], path: Path) -> None:
     names = {str(v) for v in variants}
     for section in ("claims", "settings_claims"):
         for i, claim in enumerate(data.get(section) or []):
-            _require(isinstance(claim, dict), path, f"{section}.{i}", "must be a mapping")
+            require(isinstance(claim, dict), path, f"{section}.{i}", "must be a mapping")
             for side in ("id", "faster", "slower"):
-                _require(side in claim, path, f"{section}.{i}.{side}", "missing")
+                require(side in claim, path, f"{section}.{i}.{side}", "missing")
             for side in ("faster", "slower"):
-                _require(str(claim[side]) in names, path, f"{section}.{i}.{side}",
+                require(str(claim[side]) in names, path, f"{section}.{i}.{side}",
                          f"{claim[side]!r} is not a declared variant (declared: {', '.join(map(str, variants))})")
             for part in ("where", "faster_settings", "slower_settings"):
                 _check_scope(claim.get(part), data, path, f"{section}.{i}.{part}")
     for i, control in enumerate(data.get("controls") or []):
-        _require(isinstance(control, dict), path, f"controls.{i}", "must be a mapping")
-        _require(str(control.get("variant")) in names, path, f"controls.{i}.variant",
+        require(isinstance(control, dict), path, f"controls.{i}", "must be a mapping")
+        require(str(control.get("variant")) in names, path, f"controls.{i}.variant",
                  f"{control.get('variant')!r} is not a declared variant")
         for part in ("settings", "same_as", "where"):
             _check_scope(control.get(part), data, path, f"controls.{i}.{part}")
     for i, bd in enumerate(data.get("breakdowns") or []):
-        _require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")
-        _require(str(bd.get("variant")) in names, path, f"breakdowns.{i}.variant",
+        require(isinstance(bd, dict), path, f"breakdowns.{i}", "must be a mapping")
+        require(str(bd.get("variant")) in names, path, f"breakdowns.{i}.variant",
                  f"{bd.get('variant')!r} is not a declared variant")
     _check_compare(data, path)
     _check_scope(data.get("baseline_settings"), data, path, "baseline_settings")
@@ -233,14 +233,14 @@ def _check_compare(data: dict[str, Any], path: Path) -> None:
     have no per-step cost to compare)."""
     per_step = data.get("per_step")
     if per_step is not None:
-        _require(isinstance(per_step, dict) and "param" in per_step, path, "per_step.param",
+        require(isinstance(per_step, dict) and "param" in per_step, path, "per_step.param",
                  "missing (the parameter that counts the steps of one call, e.g. steps)")
         param = str(per_step["param"])
         declared = [((prof or {}).get("params") or {}).get(param) for prof in (data.get("profiles") or {}).values()]
         values = [v for d in declared if d is not None for v in (d if isinstance(d, list) else [d])]
-        _require(any(d is not None for d in declared), path, "per_step.param",
+        require(any(d is not None for d in declared), path, "per_step.param",
                  f"{param!r} is not a parameter of any profile")
-        _require(all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values), path,
+        require(all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values), path,
                  "per_step.param", f"the values of {param!r} must be step counts (positive integers), got {values}")
     for section in ("claims", "settings_claims"):
         for i, claim in enumerate(data.get(section) or []):
@@ -248,18 +248,18 @@ def _check_compare(data: dict[str, Any], path: Path) -> None:
             if how is None:
                 continue
             where = f"{section}.{i}.compare"
-            _require(how in COMPARE, path, where, f"{how!r} is not one of {', '.join(COMPARE)}")
+            require(how in COMPARE, path, where, f"{how!r} is not one of {', '.join(COMPARE)}")
             if how == "per_step":
-                _require(section == "claims", path, where, "per_step compares two variants; a settings claim "
+                require(section == "claims", path, where, "per_step compares two variants; a settings claim "
                          "compares time per call")
-                _require(per_step is not None, path, where, "per_step needs the topic's `per_step: {param: "
+                require(per_step is not None, path, where, "per_step needs the topic's `per_step: {param: "
                          "<parameter>}` (the parameter that counts the steps of one call)")
 
 
 def _check_excludes(excludes: Any, data: dict[str, Any], path: Path, where: str) -> None:
     if excludes is None:
         return
-    _require(isinstance(excludes, list), path, where, "must be a list of mappings")
+    require(isinstance(excludes, list), path, where, "must be a list of mappings")
     for i, ex in enumerate(excludes):
         _check_scope(ex, data, path, f"{where}.{i}")
 
@@ -268,10 +268,10 @@ def _check_scope(scope: Any, data: dict[str, Any], path: Path, where: str) -> No
     """``scope`` (an exclude entry, a claim's ``where``) maps names the grid knows to values."""
     if scope is None:
         return
-    _require(isinstance(scope, dict), path, where, "must be a mapping")
+    require(isinstance(scope, dict), path, where, "must be a mapping")
     known = _grid_names(data)
     for key in scope:
-        _require(key in known, path, _join(where, str(key)),
+        require(key in known, path, _join(where, str(key)),
                  f"names no parameter, setting or 'variant' of this topic (known: {', '.join(sorted(known))})")
 
 
@@ -288,6 +288,7 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def _require(cond: bool, path: Path, fld: str, problem: str) -> None:
+def require(cond: bool, path: Path, fld: str, problem: str) -> None:
+    """Raise the error a topic YAML's mistake gets: its file, the key path, the problem."""
     if not cond:
         raise CaseGridError(str(path), fld, problem)
