@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from tfperf.measure import envinfo
 from tfperf.measure.worker import read_command, read_job  # the real protocol (no TensorFlow import)
 
 VALID = json.loads((Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))
@@ -32,8 +33,11 @@ def main() -> int:
     job = read_job(sys.stdin)
     delay = float(os.environ.get("FAKE_WORKER_DELAY_S", "0.01"))
     value = float(os.environ.get("FAKE_WORKER_SECONDS", "0.001"))
+    # The machine's fields as the real worker reads them: a runner label names one CPU, and
+    # a run refuses a file whose environments name another one.
+    machine = envinfo.machine_info()
     env = {**copy.deepcopy(next(iter(VALID["environments"].values()))), "runner": job["runner"],
-           "settings": job["settings"]}
+           "settings": job["settings"], **{k: machine[k] for k in ("cpu_model", "isa", "cores", "machine")}}
     send = lambda msg: out.write(json.dumps(msg) + "\n")  # noqa: E731
     send({"type": "ready", "env": env, "import_s": 0.0})
     template = {k: v for k, v in VALID["results"][0].items() if k not in PARENT_FIELDS}

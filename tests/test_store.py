@@ -72,9 +72,16 @@ def test_every_fixture_is_covered() -> None:
 
 def test_load_dir_keeps_good_files_despite_bad_ones(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, tmp_path / "r")
+    # The two good fixtures share a runner label but not a CPU (an AMD EPYC and a Xeon):
+    # read together, the second would mix two processors into one runner.
     good, bad = store.load_dir(tmp_path / "r")
-    assert [p.name for p, _ in good] == ["published_v1.json", "valid.json"]   # v1 migrates
-    assert sorted(Path(e.path).name for e in bad) == sorted(BAD)
+    assert [p.name for p, _ in good] == ["published_v1.json"]   # v1 migrates
+    assert sorted(Path(e.path).name for e in bad) == sorted([*BAD, "valid.json"])
+    assert "two CPUs cannot share one runner label" in str(next(e for e in bad if e.path.endswith("valid.json")))
+    (tmp_path / "other").mkdir()
+    shutil.copy(FIXTURES / "valid.json", tmp_path / "other")
+    good, bad = store.load_dir(tmp_path / "other")
+    assert [p.name for p, _ in good] == ["valid.json"] and not bad
 
 
 def _problems(doc: Any) -> dict[str, str]:

@@ -29,6 +29,7 @@ def _shard(text: str) -> tuple[int, int]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from .measure import venvs
+    from .measure.envinfo import expand_label
     from .measure.orchestrate import RunOptions, run
 
     venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
@@ -40,7 +41,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if venv is not None:
         options.python, options.package_path = str(venv.python), venv.site_packages
     if args.runner:
-        options.runner = args.runner
+        options.runner = expand_label(args.runner)
     report = run(options)
     verb = "interrupted after" if report.interrupted else "ran"
     meanwhile = f" ({report.meanwhile} of them stored by another run meanwhile)" if report.meanwhile else ""
@@ -66,7 +67,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "created on first use; default: the TensorFlow installed here")
     p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the --tf venvs are kept")
     p.add_argument("--topic", action="append", help="only this topic (repeatable)")
-    p.add_argument("--runner", help="runner label (default: TFPERF_RUNNER or derived from the machine)")
+    p.add_argument("--runner", help="runner label; {cpu} in it becomes this machine's CPU class, e.g. amd-avx512 "
+                                      "(default: TFPERF_RUNNER, or derived from the machine: OS, architecture, "
+                                      "cores, CPU)")
     p.add_argument("--data", default="data", help="data directory (results go to DATA/results/RUNNER/PROFILE.json)")
     p.add_argument("--snippets", default="snippets")
     p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import store
+from ..errors import ResultsFileError
+from ..hardware import cpu_identity
 from ..store.ids import key_hash
 from .scenario import Task
 
@@ -27,6 +29,7 @@ class Stored:
     done: frozenset[Ident] = frozenset()       # needs no new measurement (per --force/--retry-failed)
     seen: frozenset[Ident] = frozenset()       # has a result of any status
     breakdowns: frozenset[str] = field(default_factory=frozenset)   # key hashes (empty with --force)
+    cpus: frozenset[str] = frozenset()         # the CPUs its environments name (hardware.cpu_identity)
 
 
 def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> Stored:
@@ -37,10 +40,23 @@ def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> 
     doc = store.load(path)
     results = doc["results"]
     seen = frozenset((r["case_id"], r["key_hash"]) for r in results)
+    cpus = frozenset(cpu_identity(dict(e)) for e in doc["environments"].values())
     if force:
-        return Stored(seen=seen)
+        return Stored(seen=seen, cpus=cpus)
     done = frozenset((r["case_id"], r["key_hash"]) for r in results if r["status"] == "ok" or not retry_failed)
-    return Stored(done=done, seen=seen, breakdowns=frozenset(b["key_hash"] for b in doc["breakdowns"]))
+    return Stored(done=done, seen=seen, breakdowns=frozenset(b["key_hash"] for b in doc["breakdowns"]), cpus=cpus)
+
+
+def check_cpu(path: Path, label: str, stored: Stored, here: str) -> None:
+    """Refuse, before anything is measured, to add this machine's results to a file whose
+    runner is another CPU: a runner label names one CPU, and its figures would otherwise
+    compare two processors as if they were one."""
+    other = sorted(stored.cpus - {here})
+    if other:
+        raise ResultsFileError(str(path), "environments",
+                               f"runner {label!r} was measured on {other[0]}; this machine is {here}: two CPUs "
+                               "cannot share one runner label, nothing was measured. Leave out --runner (the "
+                               "default label names the CPU) or add {cpu} to it")
 
 
 def idents(task: Task) -> set[Ident]:

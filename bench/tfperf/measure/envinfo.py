@@ -17,6 +17,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from ..hardware import cpu_class, cpu_identity
+
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
@@ -170,13 +172,35 @@ def keras_version_for(settings: dict[str, str], versions: dict[str, str | None])
 
 
 def default_runner_label() -> str:
-    """A label naming the machine kind, e.g. ``linux-x86_64-2core-cpu``; overridden by
-    ``--runner`` or the TFPERF_RUNNER variable. Never includes a host name."""
+    """A label naming the machine kind by what makes its numbers differ: the OS, the
+    architecture, the core count, the CPU (:func:`tfperf.hardware.cpu_class`) and a GPU,
+    e.g. ``linux-x86_64-2core-amd-avx512`` or ``linux-x86_64-8core-intel-avx512-gpu``.
+    The TFPERF_RUNNER variable overrides it (``{cpu}`` in it is replaced, see
+    :func:`expand_label`). Never includes a host name."""
     env = os.environ.get("TFPERF_RUNNER")
     if env:
-        return env
-    gpu = "gpu" if _has_nvidia_gpu() else "cpu"
-    return f"{platform.system().lower()}-{platform.machine().lower()}-{cores()}core-{gpu}"
+        return expand_label(env)
+    gpu = "-gpu" if _has_nvidia_gpu() else ""
+    return f"{platform.system().lower()}-{platform.machine().lower()}-{cores()}core-{this_cpu_class()}{gpu}"
+
+
+def this_cpu_class() -> str:
+    """This machine's :func:`tfperf.hardware.cpu_class`, e.g. "intel-amx"."""
+    info = machine_info()
+    return cpu_class(info["cpu_model"], info["isa"], info["machine"])
+
+
+def expand_label(label: str) -> str:
+    """A runner label as given (``--runner``, TFPERF_RUNNER) with ``{cpu}`` replaced by this
+    machine's CPU class: ``gha-ubuntu24-x86_64-{cpu}`` keeps a hosted runner's two CPU
+    kinds apart under one workflow label."""
+    return label.replace("{cpu}", this_cpu_class()) if "{cpu}" in label else label
+
+
+def this_cpu() -> str:
+    """This machine as :func:`tfperf.hardware.cpu_identity` names it (the form the store
+    compares a results file's environments by)."""
+    return cpu_identity(dict(machine_info()))
 
 
 def _has_nvidia_gpu() -> bool:

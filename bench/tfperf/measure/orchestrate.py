@@ -29,7 +29,7 @@ from ..store.record_types import Scenario as ScenarioRecord
 from ..topic import Topic, discover
 from ..topic_schema import CategoryRule, control_applies, where_holds
 from . import envinfo
-from .cooperate import Stored, breakdowns_left, missing, read_stored
+from .cooperate import Stored, breakdowns_left, check_cpu, missing, read_stored
 from .pool import Pool, default_max_live
 from .progress import Progress
 from .protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance
@@ -262,6 +262,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
     versions = envinfo.package_versions(options.package_path)   # the workers' packages: the keys' versions
     path = store.results_path(options.data_root, options.runner, options.profile)
     stored = read_stored(path, options.force, options.retry_failed)
+    check_cpu(path, options.runner, stored, envinfo.this_cpu())
     out: list[ScenarioPlan] = []
     skipped = total = 0
     for topic in topics:

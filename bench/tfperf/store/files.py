@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from .. import __version__
 from ..errors import ResultsFileError
+from ..hardware import cpu_identity
 from .migrate import migrate
 from .record_types import Profile, ResultsDoc, Runner
 from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
@@ -152,7 +153,30 @@ def load_dir(root: str | Path) -> tuple[list[tuple[Path, ResultsDoc]], list[Resu
             good.append((p, load(p)))
         except ResultsFileError as exc:
             bad.append(exc)
-    return good, bad
+    return _one_cpu_per_runner(good, bad)
+
+
+def _one_cpu_per_runner(good: list[tuple[Path, ResultsDoc]], bad: list[ResultsFileError]
+                        ) -> tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]:
+    """The files of one runner label (its profiles) must name one CPU, as each file's own
+    environments must (``validate``): the first file in path order sets it, and a file
+    of another CPU under the same label is refused, so no figure mixes two processors."""
+    first: dict[str, tuple[Path, str]] = {}
+    kept: list[tuple[Path, ResultsDoc]] = []
+    for p, doc in good:
+        envs = list(doc["environments"].values())
+        if not envs:
+            kept.append((p, doc))
+            continue
+        label, cpu = doc["runner"]["label"], cpu_identity(dict(envs[0]))
+        seen = first.setdefault(label, (p, cpu))
+        if seen[1] != cpu:
+            bad.append(ResultsFileError(str(p), "environments",
+                                        f"measured on {cpu}, but {seen[0]} of the same runner {label!r} is "
+                                        f"{seen[1]}: two CPUs cannot share one runner label"))
+            continue
+        kept.append((p, doc))
+    return kept, bad
 
 
 def check_name(value: Any, what: str, where: str) -> str:

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from ..errors import ResultsFileError
+from ..hardware import cpu_identity
 from . import ids
 from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, is_name, load_schema
 
@@ -344,6 +345,8 @@ def _rule_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
             if label is not None and env.get("runner") != label:
                 yield ("environments", eid, "runner"), f"{short(env.get('runner'))} differs from runner.label {short(label)}"
 
+    yield from _one_cpu(envs, label)
+
     def env_ref(path: PathT, value: Any) -> Iterator[Problem]:
         if isinstance(value, str) and value not in envs:
             yield path, f"{short(value)} is not in environments"
@@ -357,6 +360,21 @@ def _rule_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
     for kind in ("noise", "breakdowns"):
         for i, rec in enumerate(_list(doc, kind)):
             yield from env_ref((kind, i, "env_id"), rec.get("env_id"))
+
+
+def _one_cpu(envs: Mapping[str, object], label: object) -> Iterator[Problem]:
+    """A runner is one CPU: every environment record of a file names the same one
+    (:func:`tfperf.hardware.cpu_identity`). The first record in time sets it."""
+    named = sorted(((str(e.get("time")), eid, cpu_identity(e)) for eid, e in envs.items() if isinstance(e, dict)))
+    if not named:
+        return
+    first_id, first = named[0][1], named[0][2]
+    for _, eid, cpu in named[1:]:
+        if cpu != first:
+            problem = (f"measured on {cpu}, but runner {short(label)} is {first} "
+                       f"(environments[{json.dumps(first_id)}]): two CPUs cannot share one runner label; "
+                       "measure under a label of its own (the default label names the CPU)")
+            yield ("environments", eid, "cpu_model"), problem
 
 
 def _record_rules(kind: str, r: Mapping[str, object], at: PathT) -> list[Problem]:
