@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default=str(ROOT / "data"))
     p.add_argument("--snippets", default=str(ROOT / "snippets"))
-    p.add_argument("--runner", default="linux-x86_64-2core-cpu")
+    p.add_argument("--runner", default="linux-x86_64-2core-intel-amx", help="the runner label (data/results/RUNNER/)")
     p.add_argument("--profile", default="full")
     p.add_argument("--again", metavar="DIR", help="a second run's data directory, for reproducibility")
     args = p.parse_args(argv)

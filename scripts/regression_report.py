@@ -9,8 +9,8 @@ differ by more than the threshold (tfperf.analyse.regress). Prints a markdown ta
 
 OLD and NEW are results files, or REV:PATH for a file as committed at a git revision:
 
-    python scripts/regression_report.py 7bf666c:data/results/linux-x86_64-2core-cpu/full.json \\
-        data/results/linux-x86_64-2core-cpu/full.json
+    python scripts/regression_report.py 7bf666c:data/results/linux-x86_64-2core-intel-amx/full.json \\
+        data/results/linux-x86_64-2core-intel-amx/full.json
 
 Exit status: 0 (a report, whatever it says), 1 with --fail-on-slower when a case is slower or
 fails now, 2 when a file cannot be read.

@@ -133,7 +133,7 @@ def test_merge_step_writes_the_report_to_the_step_summary(tmp_path: Path) -> Non
 
 def test_regression_report_on_committed_history_runs() -> None:
     """The published file against itself one commit earlier: a report, never a crash."""
-    path = "data/results/linux-x86_64-2core-cpu/full.json"
+    path = "data/results/linux-x86_64-2core-intel-amx/full.json"
     if not (ROOT / path).exists() or not (ROOT / ".git").exists():
         pytest.skip("no published results or no git history here")
     out = report(f"HEAD:{path}", path)

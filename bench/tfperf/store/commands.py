@@ -1,6 +1,7 @@
-"""The store's command-line subcommands: ``tfperf validate`` and ``tfperf merge``.
+"""The store's command-line subcommands: ``tfperf validate``, ``tfperf merge`` and
+``tfperf relabel``.
 
-``add_parsers(subparsers)`` adds both to the main parser; each sets ``handler`` to a function
+``add_parsers(subparsers)`` adds them to the main parser; each sets ``handler`` to a function
 taking the parsed arguments and returning the exit status.
 """
 
@@ -10,8 +11,9 @@ import argparse
 import sys
 
 from ..errors import ResultsFileError
-from .files import find_files, load, read, record_count
+from .files import find_files, load, read, record_count, results_path, write_atomic
 from .intake import MergeReport, merge_into
+from .relabel import relabel
 from .versions import newer_warning
 
 
@@ -49,6 +51,21 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_relabel(args: argparse.Namespace) -> int:
+    """Write each file's measurements under the new label into DATA/results/<label>/; the
+    old file stays until the user removes it (``git mv`` keeps the history readable)."""
+    for given in args.files:
+        doc = load(given)
+        target = results_path(args.data, args.to, doc["profile"])
+        if target.exists():
+            raise ResultsFileError(str(target), "(file)", "exists already: relabel into a new runner only")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, relabel(doc, args.to, str(given)))
+        print(f"{given}: {len(doc['results'])} results of runner {doc['runner']['label']!r} written as "
+              f"{args.to!r} to {target}")
+    return 0
+
+
 def _newer_writers(report: MergeReport) -> list[str]:
     """Warnings for the accepted artifacts that a newer tfperf wrote. They loaded once in
     the merge, so reading them again cannot fail on their content."""
@@ -81,3 +98,12 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     m.add_argument("--data", default="data", help="the data folder (default: data)")
     m.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="results file or folder of them")
     m.set_defaults(handler=cmd_merge)
+
+    r = subparsers.add_parser("relabel", help="rename a runner: the same results under a new label",
+                              description="Write each results file's measurements under runner label TO "
+                                          "(keys, their hashes and environment ids rewritten to match) into "
+                                          "DATA/results/TO/<profile>.json. Nothing is re-measured.")
+    r.add_argument("--to", required=True, metavar="LABEL", help="the new runner label")
+    r.add_argument("--data", default="data", help="the data folder (default: data)")
+    r.add_argument("files", nargs="+", metavar="FILE", help="results file of the runner")
+    r.set_defaults(handler=cmd_relabel)
