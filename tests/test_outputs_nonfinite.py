@@ -17,6 +17,7 @@ def test_an_all_nan_output_is_outside_tolerance_and_says_so() -> None:
     assert res["within_tolerance"] is False
     assert res["note"] == "40 of 40 values non-finite (NaN or inf) where the other output is finite"
     assert (res["nonfinite"], res["values"]) == (40, 40)          # the same, as fields
+    assert res["max_abs_diff"] is None and res["max_rel_diff"] is None   # no finite pair: no difference
 
 
 def test_a_partly_nan_output_keeps_the_difference_of_its_finite_values() -> None:

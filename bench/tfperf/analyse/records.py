@@ -247,6 +247,14 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
     return measurements, noise, runners, breakdowns
 
 
+def _all_nonfinite(output: Mapping[str, Any]) -> bool:
+    """Every value of the output is NaN or inf where the reference's is finite: no value
+    was compared, so the stored difference (0.0 in files written before the harness
+    stored null there) means nothing."""
+    n, bad = output.get("values"), output.get("nonfinite")
+    return isinstance(n, int) and isinstance(bad, int) and n > 0 and bad == n
+
+
 def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environment]) -> Measurement:
     timing = r.get("timing")
     summary: Mapping[str, Any] = (timing.get("summary") if timing else None) or {}
@@ -263,8 +271,8 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         median=summary.get("median"), ci_low=summary.get("ci_low"), ci_high=summary.get("ci_high"),
         n=int(summary.get("n", len(samples)) or 0), first_call_s=r.get("first_call_s"),
         within_tolerance=output.get("within_tolerance") if output else (True if r.get("is_reference") else None),
-        max_abs_diff=output.get("max_abs_diff") if output else None,
-        max_rel_diff=output.get("max_rel_diff") if output else None,
+        max_abs_diff=output.get("max_abs_diff") if output and not _all_nonfinite(output) else None,
+        max_rel_diff=output.get("max_rel_diff") if output and not _all_nonfinite(output) else None,
         output_note=output.get("note") if output else None,
         output_values=output.get("values") if output else None,
         output_nonfinite=output.get("nonfinite") if output else None,

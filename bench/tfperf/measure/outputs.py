@@ -59,7 +59,7 @@ def compare(out: Any, ref: Any, rtol: float, atol: float) -> Output:
                 "max_abs_diff": None, "max_rel_diff": None, "within_tolerance": False}
     max_abs = max_rel = 0.0
     ok = True
-    wrong_nonfinite = total = 0
+    wrong_nonfinite = total = compared = 0
     for x, y in zip(a, b):
         total += x.size
         if x.size == 0:
@@ -72,13 +72,18 @@ def compare(out: Any, ref: Any, rtol: float, atol: float) -> Output:
             x, y = x[fin], y[fin]
             if x.size == 0:
                 continue
+        compared += x.size
         diff = np.abs(x - y)
         max_abs = max(max_abs, float(diff.max()))
         max_rel = max(max_rel, float((diff / np.maximum(np.abs(y), max(atol, np.finfo(np.float64).tiny))).max()))
         ok = ok and bool(np.all(diff <= atol + rtol * np.abs(y)))
-    # the differences above cover only the values finite in both
+    # The differences cover only the values finite in both. With none such (an all-NaN
+    # output) there is no difference to state: a 0.0 would read as "identical".
     note = (f"{wrong_nonfinite} of {total} values non-finite (NaN or inf) where the other output is finite"
             if wrong_nonfinite else None)
+    if compared == 0 and wrong_nonfinite:
+        return {"rtol": rtol, "atol": atol, "note": note, "max_abs_diff": None, "max_rel_diff": None,
+                "within_tolerance": False, "values": total, "nonfinite": wrong_nonfinite}
     return {"rtol": rtol, "atol": atol, "note": note, "max_abs_diff": max_abs, "max_rel_diff": max_rel,
             "within_tolerance": ok, "values": total, "nonfinite": wrong_nonfinite}
 
