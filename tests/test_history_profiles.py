@@ -24,13 +24,13 @@ def _where_ok(case: Case, where: dict[str, Any]) -> bool:
 
 
 def _sides(claim: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
-    return [(claim["faster"], {k: str(v) for k, v in claim.get("faster_settings", {}).items()}),
-            (claim["slower"], {k: str(v) for k, v in claim.get("slower_settings", {}).items()})]
+    return [(claim["candidate"], {k: str(v) for k, v in claim.get("candidate_settings", {}).items()}),
+            (claim["baseline"], {k: str(v) for k, v in claim.get("baseline_settings", {}).items()})]
 
 
 def _decided(cases: list[Case], claim: dict[str, Any], pre_keras3: bool) -> bool:
     """Some scenario and settings (apart from the claim's own settings keys) hold both sides."""
-    own = set(claim.get("faster_settings", {})) | set(claim.get("slower_settings", {}))
+    own = set(claim.get("candidate_settings", {})) | set(claim.get("baseline_settings", {}))
     by_scenario: dict[tuple[str, tuple[tuple[str, str], ...]], set[tuple[str, tuple[tuple[str, str], ...]]]] = {}
     for c in cases:
         if pre_keras3 and c.settings.get("keras") == "3":

@@ -25,7 +25,7 @@ def _topic(d: Path, flavors: list[str]) -> None:
         "topic": "t", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}, "b": {"fn": "g"}},
         "settings_map": {"flavor": {f: {"env": {"FLAVOR": f}} for f in flavors}},
         "baseline_settings": {"flavor": flavors[0]},
-        "claims": [{"id": "b_beats_a", "text": "b is faster", "faster": "b", "slower": "a"}],
+        "claims": [{"id": "b_beats_a", "text": "b is faster", "candidate": "b", "baseline": "a"}],
         "profiles": {"quick": {"params": {"n": [1, 2]}, "settings": {"flavor": flavors},
                                "budget": {"min_samples": 6, "max_samples": 6, "budget_s": 5.0,
                                           "warmup_s": 0.0, "min_sample_s": 0.001}}}}))

@@ -68,7 +68,7 @@ def test_claims_compare_settings_that_are_measured() -> None:
     assert topic.settings_claims
     for claim in topic.settings_claims:
         where = claim.get("where", {})
-        for side in ("faster_settings", "slower_settings"):
+        for side in ("candidate_settings", "baseline_settings"):
             s = {**{k: str(v[0]) for k, v in where.items() if k in ("threads", "onednn")},
                  **{k: str(v) for k, v in claim[side].items()}}
             s = {**{"threads": "default", "onednn": "1"}, **s}

@@ -19,7 +19,7 @@ TOPIC: dict[str, Any] = {
     "variants": {"a": {"fn": "f"}, "b": {"fn": "g", "label": "b way"}},
     "profiles": {"quick": {"params": {"n": [1, 2]}, "settings": {"keras": ["3"]}, "timeout_s": 10,
                            "budget": {"min_samples": 3}}},
-    "claims": [{"id": "b_beats_a", "text": "b is faster", "faster": "b", "slower": "a", "where": {"n": [1]}}],
+    "claims": [{"id": "b_beats_a", "text": "b is faster", "candidate": "b", "baseline": "a", "where": {"n": [1]}}],
 }
 
 
@@ -54,8 +54,8 @@ def test_the_valid_example_loads(tmp_path: Path) -> None:
         "exclude": [{"n": 2, "variant": "b"}], "breakdown_categories": [{"name": "x", "match": ["y"]}],
         "breakdowns": [{"variant": "b", "params": {"n": 1}, "settings": {"keras": "3"}, "calls": 5,
                         "profiles": ["quick"]}],
-        "settings_claims": [{"id": "s", "text": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
-                             "slower_settings": {"keras": "2"}, "where": {"n": [1]}, "min_effect": 0.1}],
+        "settings_claims": [{"id": "s", "text": "s", "candidate": "a", "baseline": "a", "candidate_settings": {"keras": "3"},
+                             "baseline_settings": {"keras": "2"}, "where": {"n": [1]}, "min_effect": 0.1}],
     }
     topic = _load(tmp_path, every_section)
     assert topic.name == "t" and topic.timeout_s == 5.0 and topic.profiles["quick"].timeout_s == 10.0
@@ -83,10 +83,10 @@ def test_a_misspelled_key_is_rejected_with_its_path(tmp_path: Path, change: dict
 
 
 @pytest.mark.parametrize("change, field", [
-    ({"claims": [{**TOPIC["claims"][0], "faster": "c"}]}, "claims.0.faster"),
-    ({"claims": [{**TOPIC["claims"][0], "slower": "predcit"}]}, "claims.0.slower"),
-    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "nope", "faster_settings": {"keras": "3"},
-                           "slower_settings": {"keras": "2"}}]}, "settings_claims.0.slower"),
+    ({"claims": [{**TOPIC["claims"][0], "candidate": "c"}]}, "claims.0.candidate"),
+    ({"claims": [{**TOPIC["claims"][0], "baseline": "predcit"}]}, "claims.0.baseline"),
+    ({"settings_claims": [{"id": "s", "candidate": "a", "baseline": "nope", "candidate_settings": {"keras": "3"},
+                           "baseline_settings": {"keras": "2"}}]}, "settings_claims.0.baseline"),
     ({"breakdowns": [{"variant": "z", "calls": 3}]}, "breakdowns.0.variant"),
     ({"controls": [{"id": "c", "variant": "z", "settings": {"keras": "2"}, "same_as": {"keras": "3"}}]},
      "controls.0.variant"),
@@ -102,8 +102,8 @@ def test_a_claim_naming_an_unknown_variant_is_rejected(tmp_path: Path, change: d
     ({"profiles": {"quick": {**TOPIC["profiles"]["quick"], "exclude": [{"keras": "3", "nn": 1}]}}},
      "profiles.quick.exclude.0.nn"),
     ({"baseline_settings": {"kears": "3"}}, "baseline_settings.kears"),
-    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
-                           "slower_settings": {"kras": "2"}}]}, "settings_claims.0.slower_settings.kras"),
+    ({"settings_claims": [{"id": "s", "candidate": "a", "baseline": "a", "candidate_settings": {"keras": "3"},
+                           "baseline_settings": {"kras": "2"}}]}, "settings_claims.0.baseline_settings.kras"),
     ({"controls": [{"id": "c", "variant": "a", "settings": {"thread": "{cores}"}, "same_as": {"keras": "3"}}]},
      "controls.0.settings.thread"),
 ])
@@ -115,14 +115,14 @@ def test_a_scope_naming_no_parameter_or_setting_is_rejected(tmp_path: Path, chan
 
 @pytest.mark.parametrize("change, field", [
     ({"claims": {"id": "x"}}, "claims"),
-    ({"claims": [{"faster": "a", "slower": "b"}]}, "claims.0.id"),
+    ({"claims": [{"candidate": "a", "baseline": "b"}]}, "claims.0.id"),
     ({"variants": {"a": "f"}}, "variants.a"),
     ({"tolerance": {"rtol": "tight"}}, "tolerance.rtol"),
     ({"timeout_s": -1}, "timeout_s"),
     ({"profiles": {"quick": {"params": {"n": [1]}, "timeout_s": "long"}}}, "profiles.quick.timeout_s"),
     ({"profiles": {"quick": {"params": {"n": [1]}, "budget": [3]}}}, "profiles.quick.budget"),
-    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"}}]},
-     "settings_claims.0.slower_settings"),
+    ({"settings_claims": [{"id": "s", "candidate": "a", "baseline": "a", "candidate_settings": {"keras": "3"}}]},
+     "settings_claims.0.baseline_settings"),
     ({"per_call": {"unit": "step"}}, "per_call.divide_by"),
     ({"breakdown_categories": {"x": "y"}}, "breakdown_categories"),
     ({"breakdown_categories": [{"name": "x", "match": "y"}]}, "breakdown_categories.0"),

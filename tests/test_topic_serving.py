@@ -22,6 +22,7 @@ import pytest
 
 from tfperf import HARNESS_VERSION, store
 from tfperf.analyse import analyse
+from tfperf.analyse.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.topic import load_topic
 from tfperf.store import ids
@@ -53,7 +54,9 @@ def test_claims_name_declared_variants_and_measured_batches() -> None:
     topic = load_topic(YAML)
     batches = {b for p in topic.profiles.values() for b in p.params["batch"]}
     for claim in topic.claims:
-        assert claim["faster"] in topic.variants and claim["slower"] in topic.variants, claim["id"]
+        assert claim["candidate"] in topic.variants and claim["baseline"] in topic.variants, claim["id"]
+        assert claim["candidate"] != claim["baseline"], claim["id"]
+        assert claim.get("expect", "faster") in EXPECTED, claim["id"]
         for b in claim.get("where", {}).get("batch", []):
             assert b in batches, f"{claim['id']}: batch {b} is never measured"
 
@@ -108,7 +111,8 @@ def test_trap_paths_are_never_reference_default_or_claimed() -> None:
     assert traps == {"tflite_trap_concrete", "tflite_trap_saved_model"}
     assert all(topic.variants[v]["label"].startswith("trap path:") for v in traps)
     assert not traps & {topic.reference, topic.default}
-    named = {c.get(k) for c in topic.claims + topic.controls for k in ("faster", "slower", "variant")}
+    named = {c.get(k) for c in topic.claims + topic.controls for k in ("candidate", "baseline", "variant")}
+    assert {"tflite", "onnx", "tf_function"} <= named     # read with the claims' keys
     assert not traps & named
     assert not traps & set(topic.profiles["history"].variants or [])
 
@@ -120,7 +124,7 @@ def _result(topic_hash: str, variant: str, batch: int, median: float, *, within:
     r: dict[str, Any] = copy.deepcopy(json.loads(TEMPLATE.read_text(encoding="utf-8"))["results"][0])
     r.update(topic="serving_formats", variant=variant, params={"batch": batch}, settings={"keras": "3"},
              case_id=f"serving_formats/batch={batch}/keras=3/{variant}", is_reference=variant == "keras",
-             is_default=variant == "keras", env_id=None, status=status, error=error,
+             is_default=variant == "tf_function", env_id=None, status=status, error=error,
              metrics={"load_s": 0.01, "file_bytes": 4e5, "convert_s": 0.2})
     r["key"] = {**r["key"], "snippet_hash": topic_hash, "harness_version": HARNESS_VERSION,
                 "runner": "test-runner"}
@@ -171,7 +175,8 @@ def test_a_wrong_format_is_flagged_and_never_recommended(wrong_fastest: Path) ->
         assert rec.best == "tflite"                     # ... and still not recommended
         assert "outside tolerance" in rec.excluded["onnx"]
         assert "converter said no" in rec.excluded["tflite_plain"]
-        assert rec.speedup is not None and rec.speedup.point == pytest.approx(8e-3 / 3e-4)
+        assert rec.default == "tf_function"             # the speedup is over what a server would otherwise run
+        assert rec.speedup is not None and rec.speedup.point == pytest.approx(1e-3 / 3e-4)
     rows = [r for r in ds.chart_rows("serving_formats") if r["variant"] == "onnx"]
     assert rows and all(r["status"] == "output outside tolerance" and not r["correct"] for r in rows)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tfperf.analyse.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.topic import load_topic
 
@@ -104,7 +105,8 @@ def test_the_yaml_names_functions_that_exist() -> None:
         assert v["fn"] in funcs, name
         assert v.get("setup", data["setup"]) in funcs, name
     for claim in data["claims"]:
-        assert claim["faster"] in data["variants"] and claim["slower"] in data["variants"]
+        assert claim["candidate"] in data["variants"] and claim["baseline"] in data["variants"], claim["id"]
+        assert claim.get("expect", "faster") in EXPECTED, claim["id"]
 
 
 def test_snippet_sections_are_balanced_and_used_by_the_page() -> None:

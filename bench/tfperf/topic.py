@@ -21,7 +21,17 @@ import yaml
 
 from .errors import CaseGridError
 from .store.schema import NAME_RULE, PROFILES, is_name
-from .topic_schema import Breakdown, CategoryRule, Claim, Control, Variant, check_keys, check_references, require
+from .topic_schema import (
+    Breakdown,
+    CategoryRule,
+    Claim,
+    Control,
+    Question,
+    Variant,
+    check_keys,
+    check_references,
+    require,
+)
 from .variant_source import source_hashes
 
 Scope = dict[str, object]                 # parameter, setting or "variant" -> a value or a list of values
@@ -68,6 +78,8 @@ class Topic:
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     claims: list[Claim] = field(default_factory=list)
     settings_claims: list[Claim] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)   # variant -> its short name in answers
     controls: list[Control] = field(default_factory=list)
     breakdowns: list[Breakdown] = field(default_factory=list)
     breakdown_categories: list[CategoryRule] | None = None
@@ -122,6 +134,7 @@ def load_topic(path: str | Path) -> Topic:
         settings_labels={str(k): {str(a): str(b) for a, b in v.items()}
                          for k, v in (data.get("settings_labels") or {}).items()},
         claims=list(data.get("claims") or []), settings_claims=list(data.get("settings_claims") or []),
+        questions=list(data.get("questions") or []), names=_names(data, path),
         controls=list(data.get("controls") or []), breakdowns=list(data.get("breakdowns") or []),
         breakdown_categories=data.get("breakdown_categories"),
         per_call=PerCall(str(per_call["divide_by"]), str(per_call.get("unit") or "unit")) if per_call else None,
@@ -155,12 +168,12 @@ def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
         require(isinstance(data.get(name) or {}, dict), path, name, "must be a mapping")
     for k, v in (data.get("settings_labels") or {}).items():
         require(isinstance(v, dict), path, f"settings_labels.{k}", "must map values to labels")
-    for section, fields in (("settings_claims", ("faster_settings", "slower_settings")),
+    for section, fields in (("settings_claims", ("candidate_settings", "baseline_settings")),
                             ("controls", ("settings", "same_as"))):
         items = data.get(section) or []
         require(isinstance(items, list), path, section, "must be a list")
         for i, item in enumerate(items):
-            need = ("id", "faster", "slower", *fields) if section == "settings_claims" else ("id", "variant", *fields)
+            need = ("id", "candidate", "baseline", *fields) if section == "settings_claims" else ("id", "variant", *fields)
             for fld in need:
                 require(isinstance(item, dict) and fld in item, path, f"{section}.{i}.{fld}", "missing")
             for fld in fields:
@@ -176,6 +189,17 @@ def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
     per_call = data.get("per_call")
     require(per_call is None or (isinstance(per_call, dict) and bool(per_call.get("divide_by"))), path,
              "per_call.divide_by", "missing (the parameter one call is divided by)")
+
+
+def _names(data: Mapping[str, Any], path: Path) -> dict[str, str]:
+    """``names:``: a short name per variant for the answers ("jit_compile=True"), beside its
+    ``label`` (which is part of what a result's key hashes, so it stays as measured)."""
+    names = data.get("names") or {}
+    require(isinstance(names, dict), path, "names", "must map variants to short names")
+    for k, v in names.items():
+        require(str(k) in (data.get("variants") or {}), path, f"names.{k}", f"{k!r} is not a declared variant")
+        require(isinstance(v, str) and v.strip() != "", path, f"names.{k}", "must be a non-empty text")
+    return {str(k): str(v) for k, v in names.items()}
 
 
 def _number(value: object, path: Path, fld: str) -> float:

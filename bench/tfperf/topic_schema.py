@@ -1,7 +1,7 @@
 """The keys a topic YAML may use, and the names its claims may refer to.
 
 YAML forgives typos: ``exlude:`` or ``timout_s:`` load as keys nobody reads, and a claim
-whose ``faster:`` names no variant matches no case, so the topic silently measures
+whose ``candidate:`` names no variant matches no case, so the topic silently measures
 everything and the claim silently has no data. This module turns both into a
 :class:`~tfperf.errors.CaseGridError` that names the file and the key path
 (``profiles.quick.timout_s``), checked once when the topic is loaded.
@@ -50,10 +50,17 @@ PROFILE: dict[str, Spec] = {"params": None, "settings": None, "variants": None, 
                             "budget": BUDGET, "timeout_s": None}
 
 # Variant against variant (claims:), and settings group against settings group
-# (settings_claims:); analyse/claims.py reads them, measure/orchestrate.py pairs them.
-CLAIM: dict[str, Spec] = {"id": None, "text": None, "faster": None, "slower": None, "where": None,
-                          "min_effect": None, "compare": None}
-SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "faster_settings": None, "slower_settings": None}
+# (settings_claims:): the candidate against the baseline (what the reader would otherwise
+# use), and what the source said the candidate is (`expect`: faster, slower or same; none for
+# a comparison of this guide's own, which no source claimed);
+# analyse/claims.py reads them, measure/orchestrate.py pairs them.
+CLAIM: dict[str, Spec] = {"id": None, "text": None, "candidate": None, "baseline": None, "expect": None,
+                          "where": None, "min_effect": None, "compare": None}
+SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "candidate_settings": None, "baseline_settings": None}
+EXPECT = ("faster", "slower", "same", "none")
+
+# The questions a topic page opens with, each answered from its claims (analyse/answers.py).
+QUESTION: dict[str, Spec] = {"id": None, "ask": None, "claims": None, "yes_if": None, "note": None}
 
 # What a claim between variants compares (`compare:`): the time per call (the default), or the
 # cost per step of a line fitted over the step counts measured (analyse/per_step.py), which
@@ -70,20 +77,33 @@ BREAKDOWN: dict[str, Spec] = {"variant": None, "params": None, "settings": None,
 
 class Claim(TypedDict, total=False):
     """A claim as a topic states it (``claims:``, ``settings_claims:``; keys: :data:`CLAIM`,
-    :data:`SETTINGS_CLAIM`). Loading checks that ``id``, ``faster`` and ``slower`` are there
-    and name declared variants, and that the scopes name the grid's parameters and settings;
-    the analysis reads every key with ``.get``."""
+    :data:`SETTINGS_CLAIM`): the comparison of ``candidate`` against ``baseline`` and what
+    its source said (``expect``, default faster). Loading checks that ``id``, ``candidate``
+    and ``baseline`` are there and name declared variants, and that the scopes name the
+    grid's parameters and settings; the analysis reads every key with ``.get``."""
 
     id: str
     text: str
-    faster: str
-    slower: str
+    candidate: str
+    baseline: str
+    expect: str                           # one of EXPECT: what the source said the candidate is (none: no source)
     where: dict[str, object]              # parameter or setting -> a value or a list of values
     min_effect: float
     compare: str                          # one of COMPARE
-    faster_settings: dict[str, object]    # a settings claim's two groups
-    slower_settings: dict[str, object]
+    candidate_settings: dict[str, object]   # a settings claim's two groups
+    baseline_settings: dict[str, object]
     _per_step: str                        # set by the analysis: analyse.per_step.PARAM_KEY
+
+
+class Question(TypedDict, total=False):
+    """A question a topic page answers first (``questions:``; keys: :data:`QUESTION`)."""
+
+    id: str
+    ask: str                              # as a reader asks it
+    claims: list[str]                     # the comparisons that answer it, the leading one first
+    yes_if: str                           # the leading comparison's finding that means "yes" (faster, slower,
+                                          # same); without it, the answer has no yes/no lead
+    note: str                             # a sentence after the answer (free text, no figures)
 
 
 class Variant(TypedDict, total=False):
@@ -161,6 +181,8 @@ TOPIC: dict[str, Spec] = {
     "settings_labels": None,
     "claims": ListOf(CLAIM),
     "settings_claims": ListOf(SETTINGS_CLAIM),
+    "questions": ListOf(QUESTION),
+    "names": None,
     "controls": ListOf(CONTROL),
     "breakdowns": ListOf(BREAKDOWN),
     "breakdown_categories": None,
@@ -193,7 +215,7 @@ def check_keys(data: Any, path: Path, spec: Spec = TOPIC, where: str = "") -> No
 
 def check_references(data: dict[str, Any], path: Path) -> None:
     """Every claim and breakdown names declared variants; every key of an ``exclude``
-    entry, a claim's ``where`` and ``faster_settings``/``slower_settings``, and of
+    entry, a claim's ``where`` and ``candidate_settings``/``baseline_settings``, and of
     ``baseline_settings`` names a parameter, a setting or ``variant`` (else the entry
     silently matches nothing: the exclusion excludes nothing, the claim covers every
     scenario, the baseline falls back to the first settings group)."""
@@ -202,13 +224,16 @@ def check_references(data: dict[str, Any], path: Path) -> None:
     for section in ("claims", "settings_claims"):
         for i, claim in enumerate(data.get(section) or []):
             require(isinstance(claim, dict), path, f"{section}.{i}", "must be a mapping")
-            for side in ("id", "faster", "slower"):
+            for side in ("id", "candidate", "baseline"):
                 require(side in claim, path, f"{section}.{i}.{side}", "missing")
-            for side in ("faster", "slower"):
+            for side in ("candidate", "baseline"):
                 require(str(claim[side]) in names, path, f"{section}.{i}.{side}",
                          f"{claim[side]!r} is not a declared variant (declared: {', '.join(map(str, variants))})")
-            for part in ("where", "faster_settings", "slower_settings"):
+            require(claim.get("expect", "faster") in EXPECT, path, f"{section}.{i}.expect",
+                    f"{claim.get('expect')!r} is not one of {', '.join(EXPECT)}")
+            for part in ("where", "candidate_settings", "baseline_settings"):
                 _check_scope(claim.get(part), data, path, f"{section}.{i}.{part}")
+    _check_questions(data, path)
     for i, control in enumerate(data.get("controls") or []):
         require(isinstance(control, dict), path, f"controls.{i}", "must be a mapping")
         require(str(control.get("variant")) in names, path, f"controls.{i}.variant",
@@ -224,6 +249,29 @@ def check_references(data: dict[str, Any], path: Path) -> None:
     _check_excludes(data.get("exclude"), data, path, "exclude")
     for name, prof in (data.get("profiles") or {}).items():
         _check_excludes((prof or {}).get("exclude"), data, path, f"profiles.{name}.exclude")
+
+
+def _check_questions(data: dict[str, Any], path: Path) -> None:
+    """Each question asks something and names claims of this topic (the leading one
+    first); ``yes_if`` is faster, slower or same."""
+    ids = {str(c.get("id")) for section in ("claims", "settings_claims") for c in (data.get(section) or [])
+           if isinstance(c, dict)}
+    questions = data.get("questions") or []
+    require(isinstance(questions, list), path, "questions", "must be a list of mappings")
+    for i, q in enumerate(questions):
+        require(isinstance(q, dict), path, f"questions.{i}", "must be a mapping")
+        for key in ("id", "ask", "claims"):
+            require(key in q, path, f"questions.{i}.{key}", "missing")
+        require(isinstance(q["ask"], str) and q["ask"].strip() != "", path, f"questions.{i}.ask",
+                "must be the question as a reader asks it")
+        claims = q["claims"]
+        require(isinstance(claims, list) and bool(claims), path, f"questions.{i}.claims",
+                "must be a list of claim ids (the leading one first)")
+        for j, cid in enumerate(claims):
+            require(str(cid) in ids, path, f"questions.{i}.claims.{j}",
+                    f"{cid!r} is not a claim of this topic (claims: {', '.join(sorted(ids))})")
+        require(q.get("yes_if") is None or q.get("yes_if") in EXPECT[:3], path, f"questions.{i}.yes_if",
+                f"{q.get('yes_if')!r} is not one of {', '.join(EXPECT[:3])}")
 
 
 def _check_compare(data: dict[str, Any], path: Path) -> None:

@@ -168,26 +168,26 @@ def baseline_task(topic: Topic, tasks: list[Task]) -> Task:
 
 
 def claim_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
-    """(faster, slower) task ids of the topic's claims in this scenario: the rounds go on
+    """(candidate, baseline) task ids of the topic's claims in this scenario: the rounds go on
     while one of them is inconclusive and budget remains."""
     pairs: list[tuple[str, str]] = []
     index = {(t.case.variant, t.case.settings_id): t for t in tasks}
     for claim in topic.claims:
         for t in tasks:
-            if t.case.variant == str(claim.get("faster")) and _matches(t.case, claim.get("where")):
-                s = index.get((str(claim.get("slower")), t.case.settings_id))
+            if t.case.variant == str(claim.get("candidate")) and _matches(t.case, claim.get("where")):
+                s = index.get((str(claim.get("baseline")), t.case.settings_id))
                 if s is not None:
                     pairs.append((t.id, s.id))
     for claim in topic.settings_claims:
-        fs = {str(k): str(v) for k, v in (claim.get("faster_settings") or {}).items()}
-        ss = {str(k): str(v) for k, v in (claim.get("slower_settings") or {}).items()}
+        fs = {str(k): str(v) for k, v in (claim.get("candidate_settings") or {}).items()}
+        ss = {str(k): str(v) for k, v in (claim.get("baseline_settings") or {}).items()}
         for t in tasks:
             c = t.case
-            if c.variant != str(claim.get("faster")) or not _has(c.settings, fs) or not _matches(c, claim.get("where")):
+            if c.variant != str(claim.get("candidate")) or not _has(c.settings, fs) or not _matches(c, claim.get("where")):
                 continue
             other = {**{k: v for k, v in c.settings.items() if k not in set(fs) | set(ss)}, **ss}
             sid = settings_id(other)
-            s = index.get((str(claim.get("slower")), sid))
+            s = index.get((str(claim.get("baseline")), sid))
             if s is not None and s.id != t.id:
                 pairs.append((t.id, s.id))
     return tuple(pairs)
