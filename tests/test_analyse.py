@@ -1,6 +1,7 @@
 """Analysis on the frozen synthetic fixture (tests/fixtures/site/analysis/, see make_fixture.py):
-verdicts that hold, do not hold and are inconclusive; stale results; a wrong-output variant
-never recommended; a verdict that flips between versions; malformed files skipped."""
+findings faster, slower and the same, and the source's claim holding or not; stale results;
+a wrong-output variant never recommended; a finding that changes between versions;
+malformed files skipped."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from tfperf import stats
 from tfperf.analyse import analyse
-from tfperf.analyse.claims import runner_verdict
+from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.findings import findings
 from tfperf.analyse.noise import ASSUMED_NOISE, noise_floor
 from tfperf.store.ids import key_hash
@@ -35,15 +36,21 @@ def test_loads_cleanly(ds) -> None:  # type: ignore[no-untyped-def]
     assert set(ds.runners) == {"fixture-a", "fixture-b"}
 
 
-def test_verdict_holds_does_not_hold_inconclusive(ds) -> None:  # type: ignore[no-untyped-def]
-    # fixture-b: level within its 3% noise floor (CI 1.00-1.02): the claimed speedup is excluded.
-    assert _claim(ds, "fast_beats_default").by_runner == {"fixture-a": stats.HOLDS, "fixture-b": stats.REFUTED}
-    assert {c.direction for c in _claim(ds, "fast_beats_default").checks if c.scenario.runner == "fixture-b"} == {"same"}
-    assert _claim(ds, "default_beats_fast").by_runner["fixture-a"] == stats.DOES_NOT_HOLD
+def test_findings_and_whether_the_claim_holds(ds) -> None:  # type: ignore[no-untyped-def]
+    # fixture-a: fast is 2x; fixture-b: level (CI 1.00-1.02, inside the 5% margin): the same.
+    fast = _claim(ds, "fast_beats_default")
+    assert {r: fast.summary(r).finding for r in fast.runners} == {"fixture-a": Finding.FASTER,
+                                                                  "fixture-b": Finding.SAME}
+    assert {r: fast.verdict(r) for r in fast.runners} == {"fixture-a": Verdict.HOLDS,
+                                                          "fixture-b": Verdict.DOES_NOT_HOLD}
+    assert fast.summary_text("fixture-a") == "faster in all 2 scenarios (2×)"
+    assert fast.verdict_text() == "holds on 1, does not hold on 1 of 2 runners"
+    # the other way round: slower where fast is faster, so the claim does not hold
+    back = _claim(ds, "default_beats_fast")
+    assert back.summary("fixture-a").finding == Finding.SLOWER and back.verdict("fixture-a") == Verdict.DOES_NOT_HOLD
     same = _claim(ds, "same_beats_default")
-    assert set(same.by_runner.values()) <= {stats.INCONCLUSIVE, stats.REFUTED}
-    assert stats.HOLDS not in same.by_runner.values()
-    assert _claim(ds, "fast_beats_default").summary == "holds on 1, refuted: no difference on 1 of 2 runners"
+    assert {same.summary(r).finding for r in same.runners} == {Finding.SAME}
+    assert Verdict.HOLDS not in {same.verdict(r) for r in same.runners}
     # the where filter: only the small scenario on each runner
     small = _claim(ds, "fast_beats_default_small")
     assert {c.scenario.params["size"] for c in small.checks} == {"small"}
@@ -55,13 +62,6 @@ def test_noise_floor_from_aa_pairs(ds) -> None:  # type: ignore[no-untyped-def]
     assert noise_floor(ds.noise, "nobody", "keras=3").value == ASSUMED_NOISE
 
 
-def test_runner_verdict_rule() -> None:
-    assert runner_verdict([stats.HOLDS, stats.HOLDS]) == stats.HOLDS
-    assert runner_verdict([stats.HOLDS, stats.INCONCLUSIVE]) == stats.INCONCLUSIVE
-    assert runner_verdict([stats.DOES_NOT_HOLD, "no data"]) == stats.DOES_NOT_HOLD
-    assert runner_verdict(["no data"]) == "no data"
-
-
 def test_wrong_output_never_recommended(ds) -> None:  # type: ignore[no-untyped-def]
     recs = ds.recommendations(TOPIC)
     assert recs
@@ -70,7 +70,7 @@ def test_wrong_output_never_recommended(ds) -> None:  # type: ignore[no-untyped-
         assert r.fastest_overall == "wrong"          # it IS the fastest...
         assert "outside tolerance" in r.excluded["wrong"]   # ...and shown as excluded
     a_small = next(r for r in recs if r.scenario.runner == "fixture-a" and r.scenario.params["size"] == "small")
-    assert a_small.best == "fast" and a_small.verdict == stats.HOLDS
+    assert a_small.best == "fast" and a_small.finding == Finding.FASTER
     assert 1.9 < a_small.speedup.point < 2.1 and a_small.speedup.low < a_small.speedup.point < a_small.speedup.high
 
 
@@ -112,8 +112,8 @@ def test_flipped_verdict_between_versions(ds) -> None:  # type: ignore[no-untype
     assert "fast_beats_default" in ds.changed_claims(TOPIC)
     assert "same_beats_default" not in ds.changed_claims(TOPIC)
     assert ds.versions(TOPIC) == ["TF 2.20.0", "TF 2.21.0"]     # the release; Keras is a setting
-    f = next(f for f in findings(ds) if f.claim_id == "fast_beats_default")
-    assert f.flipped and f.summary == "holds on 1, refuted: no difference on 1 of 2 runners"
+    f = next(f for f in findings(ds) if f.answer.claim_id == "fast_beats_default")
+    assert f.changed and f.answer.verdict_text == "holds on 1, does not hold on 1 of 2 runners"
 
 
 def test_malformed_file_skipped_with_file_and_field(tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_empty_data(tmp_path: Path) -> None:
     ds2 = analyse(tmp_path / "nothing", FIX / "snippets")
     assert ds2.measurements == [] and ds2.errors == []
     assert ds2.recommendations(TOPIC) == []
-    assert _claim(ds2, "fast_beats_default").summary == "no results yet"
+    assert _claim(ds2, "fast_beats_default").verdict_text() == "no results yet"
 
 
 def test_a_tie_names_no_winner(tmp_path: Path) -> None:
@@ -161,17 +161,17 @@ def test_a_tie_names_no_winner(tmp_path: Path) -> None:
     recs = ds.recommendations(TOPIC)
     small = next(r for r in recs if r.scenario.runner == "fixture-a" and r.scenario.params["size"] == "small")
     assert {small.best, *small.tied} == {"slow_default", "fast", "same"}
-    others = [r for r in recs if r is not small and r.best == "fast" and r.verdict == stats.HOLDS]
+    others = [r for r in recs if r is not small and r.best == "fast" and r.finding == Finding.FASTER]
     assert others and all(not r.tied for r in others)
     html = str(render_block(parse_block(f"recommendations {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
     # Runner B's fast variant is level with the default by design (both sizes): ties too.
-    assert html.count("tie: ") == 3 and "level within" in html
+    assert html.count("no clear winner: ") == 3 and "none faster than the others by more than" in html
 
 
 def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds) -> None:  # type: ignore[no-untyped-def]
-    """On the fixture, "fast" beats the default 2x on runner A and is level with it on
-    runner B (by design): the advice names it, with runner B's scenarios as not paying; the
-    wrong-output variant, though fastest, is never advised."""
+    """On the fixture, "fast" beats the default 2x on runner A and is the same on runner B
+    (by design): the advice names it, with runner B's finding in words; the wrong-output
+    variant, though fastest, is never advised."""
     from tfperf.analyse.advice import advise
     from tfperf.render.blocks import Context, render_block
     from tfperf.render.directives import parse_block
@@ -179,16 +179,18 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
 
     a = advise(ds, TOPIC)
     assert a is not None and a.use == "fast" and a.default == "slow_default"
-    assert a.scenarios == 4 and a.wins == 2 and {sc.runner for sc in a.not_paying} == {"fixture-b"}
-    assert a.low is not None and a.high is not None and a.low < 1.1 and 1.9 < a.high < 2.1
+    by = {r.runner: r for r in a.runners}
+    assert by["fixture-a"].summary.finding == Finding.FASTER and 1.9 < (by["fixture-a"].typical or 0) < 2.1
+    assert by["fixture-b"].summary.finding == Finding.SAME and by["fixture-b"].typical is None
     html = str(render_block(parse_block(f"dothis {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
-    assert "Do this" in html and ds.label(TOPIC, "fast") in html and "does not pay" in html
+    assert "Do this" in html and "the fast way" in html and "typically 2×, faster in all 2 scenarios" in html
+    assert "the same in all 2 scenarios (1.01×–1.02×)" in html            # where it does not pay, in words
     assert "fastest but wrong" not in html
 
 
 def test_a_claim_that_failed_on_one_runner_says_so_beside_the_others_verdict(tmp_path: Path) -> None:
-    """Runner B's "fast" cases all fail: the claim reads runner A's verdict, then "failed on
-    1 runner" with the first error, so the failure is not hidden by the other's verdict."""
+    """Runner B's "fast" cases all fail: the claim reads runner A's verdict, then "no result
+    on 1 runner" with the first error, so the failure is not hidden by the other's verdict."""
     root = tmp_path / "results"
     shutil.copytree(FIX / "data" / "results", root)
     path = root / "fixture-b" / "full.json"
@@ -198,5 +200,7 @@ def test_a_claim_that_failed_on_one_runner_says_so_beside_the_others_verdict(tmp
             r.update(status="error", error="RuntimeError: boom on B", timing=None, first_call_s=None, output=None)
     path.write_text(json.dumps(doc))
     ds2 = analyse(root, FIX / "snippets")
-    summary = _claim(ds2, "fast_beats_default").summary
-    assert summary.startswith("holds; failed on 1 runner (failed: ") and "boom on B" in summary
+    claim = _claim(ds2, "fast_beats_default")
+    assert claim.runners_with_data == ["fixture-a"]
+    assert claim.verdict_text().startswith("holds; no result on 1 runner (failed: ") and "boom on B" in claim.verdict_text()
+    assert claim.summary_text("fixture-b").startswith("no result in 2 (failed: ") and "boom on B" in claim.summary_text("fixture-b")

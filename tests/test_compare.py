@@ -1,6 +1,7 @@
 """``tfperf compare`` over the frozen analysis fixture (no TensorFlow): a runner compared with
 itself sits exactly on its own numbers; fixture-b against fixture-a shows the designed 2x;
-a broken published file is named and skipped; --json and the text table."""
+a broken published file is named and skipped; --json and the text table. A claim's finding
+here and on each runner is in the guide's one vocabulary (``analyse.effects``)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,26 @@ from pathlib import Path
 import pytest
 
 from tfperf import stats
-from tfperf.analyse import analyse
+from tfperf.analyse import Dataset, analyse
+from tfperf.analyse.answers import claim_answer
+from tfperf.analyse.effects import Finding
 from tfperf.analyse.versus import compare_files
 from tfperf.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "site" / "analysis"
 RESULTS = FIXTURE / "data" / "results"
 SNIPPETS = FIXTURE / "snippets"
+
+
+def _page(ds: Dataset, topic: str, runner: str) -> dict[str, tuple[Finding, str]]:
+    """Each claim's finding on ``runner`` and its words, as the topic's page states them."""
+    out = {}
+    for cr in ds.claim_results(topic):
+        a = claim_answer(ds, topic, cr.id)
+        assert a is not None
+        (r,) = [r for r in a.runners if r.runner == runner]
+        out[cr.id] = (r.finding, r.text)
+    return out
 
 
 def test_a_runner_against_itself_sits_on_its_own_numbers(tmp_path: Path) -> None:
@@ -30,12 +44,16 @@ def test_a_runner_against_itself_sits_on_its_own_numbers(tmp_path: Path) -> None
         assert c.ratio.point == pytest.approx(1.0)
         assert c.ratio.low <= 1.0 <= c.ratio.high
         assert c.in_iqr and c.in_ci and c.same_software
-    # The claims' verdicts here are the published page's verdicts on that runner.
+    # The claims' findings here, and their words, are the published page's on that runner.
     ds = analyse(RESULTS, SNIPPETS)
-    page = {cr.id: cr.by_runner.get("fixture-a") for cr in ds.claim_results("fixture_topic")}
+    page = _page(ds, "fixture_topic", "fixture-a")
+    assert {cl.claim_id for cl in v.claims} == set(page)
     for cl in v.claims:
-        assert cl.here == page[cl.claim_id] == cl.there["fixture-a/full"]
+        assert (cl.here_finding, cl.here) == page[cl.claim_id]
+        assert (cl.there_finding["fixture-a/full"], cl.there["fixture-a/full"]) == page[cl.claim_id]
         assert cl.agree == ["fixture-a/full"]
+    # ... and they are not all one finding (the fixture has faster, the same and slower claims).
+    assert {f for f, _ in page.values()} == {Finding.FASTER, Finding.SAME, Finding.SLOWER}
     # The page's recommendation (the fast variant) holds on a copy of the same data.
     assert v.recommendations and all(r.holds_here for r in v.recommendations if r.there_best != r.default)
 
@@ -51,8 +69,11 @@ def test_other_runner_ratio_spread_and_claims() -> None:
     assert summary.cases == len(v.cases)
     assert summary.typical_ratio == pytest.approx(stats.median([c.ratio.point for c in v.cases]))
     claims = {c.claim_id: c for c in v.claims}
-    assert claims["fast_beats_default"].there["fixture-a/full"] == stats.HOLDS
-    assert claims["fast_beats_default"].here != stats.HOLDS  # fixture-b: fast is no faster there
+    fast = claims["fast_beats_default"]
+    assert fast.there_finding["fixture-a/full"] == Finding.FASTER
+    assert fast.there["fixture-a/full"] == "faster in all 2 scenarios (2×)"
+    assert fast.here_finding == Finding.SAME                 # fixture-b: fast is no faster there
+    assert fast.here.startswith("the same in all 2 scenarios") and fast.agree == []
     recs = [r for r in v.recommendations if r.there_best == "fast"]
     assert recs and all(r.holds_here is False for r in recs)
 
@@ -126,20 +147,23 @@ def test_terminal_units_round_up_cleanly() -> None:
 GAPS = Path(__file__).parent / "fixtures" / "site" / "gaps"
 
 
-def test_settings_claims_get_the_page_verdict_when_compared_with_itself(tmp_path: Path) -> None:
+def test_settings_claims_get_the_page_finding_when_compared_with_itself(tmp_path: Path) -> None:
     """Claims between settings groups (cpu_threads-style) are compared too: a runner
-    against a copy of itself gets, for each, exactly the verdict its page shows."""
+    against a copy of itself gets, for each, exactly the finding (and its words) its page
+    shows."""
     here = tmp_path / "full.json"
     shutil.copyfile(GAPS / "data" / "results" / "fixture-a" / "full.json", here)
     v = compare_files(here, GAPS / "data" / "results", GAPS / "snippets", only=["fixture-a"])
     ds = analyse(GAPS / "data" / "results", GAPS / "snippets")
-    page = {cr.id: cr.by_runner.get("fixture-a") for cr in ds.claim_results("fixture_settings")}
+    page = _page(ds, "fixture_settings", "fixture-a")
     settings_ids = {"onednn_faster", "one_thread_slower", "omp_faster", "one_thread_faster_batch"}
     got = {c.claim_id: c for c in v.claims if c.claim_id in settings_ids}
     assert set(got) == settings_ids
     for cid, c in got.items():
-        assert c.here == page[cid] == c.there["fixture-a/full"], cid
-    assert any(c.here != "no data" for c in got.values())
+        there = (c.there_finding["fixture-a/full"], c.there["fixture-a/full"])
+        assert (c.here_finding, c.here) == page[cid] == there, cid
+        assert c.agree == ["fixture-a/full"], cid
+    assert {c.here_finding for c in got.values()} == {Finding.FASTER, Finding.SAME, Finding.SLOWER}
 
 
 def test_topic_option_limits_a_comparison_of_a_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

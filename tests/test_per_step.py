@@ -17,8 +17,9 @@ import pytest
 
 from tfperf import stats
 from tfperf.analyse import analyse
-from tfperf.analyse.claims import check_claim
+from tfperf.analyse.claims import ClaimResult, check_claim
 from tfperf.analyse.dataset import load_topics
+from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.per_step import (PARAM_KEY, fit_samples, line, per_step_ratio, step_groups, step_scenarios,
                                      with_step_param)
 from tfperf.analyse.records import Measurement
@@ -127,27 +128,36 @@ def test_a_failed_step_count_leaves_the_series_unfitted(tmp_path: Path) -> None:
     html = _render(broken)
     assert "Not fitted:" in html and "error at 1 of 2 step counts" in html
     res = {c.id: c for c in broken.claim_results(T)}
-    assert res["batch_beats_fit"].checks[0].verdict == "no data"
+    (check,) = res["batch_beats_fit"].checks
+    assert check.finding == Finding.NO_DATA and [m.variant for m in check.failed] == ["batch"]
+    # the claim says it failed, with the error, rather than "no results yet"
+    assert res["batch_beats_fit"].verdict_text() == "failed: 1 case (first error: error: RuntimeError: boom)"
 
 
 # -- claims judged per step ------------------------------------------------------------------
 
+def _judged(cr: ClaimResult) -> tuple[Finding, Verdict | None]:
+    """The claim's finding on the fixture's one runner and whether its source's answer holds."""
+    assert cr.runners == ["fixture-a"]
+    return cr.summary("fixture-a").finding, cr.verdict("fixture-a")
+
+
 def test_a_per_step_claim_gets_the_verdict_the_per_call_one_does_not(ds) -> None:  # type: ignore[no-untyped-def]
     res = {c.id: c for c in ds.claim_results(T)}
     # per call, train_on_batch wins at both step counts (fit's 50 ms start-up decides) ...
-    assert res["batch_beats_fit_per_call"].summary == "holds"
+    assert _judged(res["batch_beats_fit_per_call"]) == (Finding.FASTER, Verdict.HOLDS)
     assert len(res["batch_beats_fit_per_call"].checks) == 2
     # ... per step it is half as fast
     per_step = res["batch_beats_fit"]
-    assert per_step.summary == "refuted: slower"
+    assert _judged(per_step) == (Finding.SLOWER, Verdict.DOES_NOT_HOLD)
     (check,) = per_step.checks
     assert check.ratio is not None and check.ratio.point == pytest.approx(COSTS["fit"][1] / COSTS["batch"][1])
     assert check.ratio.low <= check.ratio.point <= check.ratio.high and check.ratio.paired
     assert check.scenario.params == {"model": "small"}
     assert check.note == "per step, from calls of 2 and 32 steps (separate scenarios, not measured side by side)"
     # fit on a dataset: slower per call (its 80 ms start-up), 1.25x as fast per step
-    assert res["dataset_beats_fit_per_call"].summary == "refuted: slower"
-    assert res["dataset_beats_fit"].summary == "holds"
+    assert _judged(res["dataset_beats_fit_per_call"]) == (Finding.SLOWER, Verdict.DOES_NOT_HOLD)
+    assert _judged(res["dataset_beats_fit"]) == (Finding.FASTER, Verdict.HOLDS)
     (check,) = res["dataset_beats_fit"].checks
     assert check.ratio is not None and check.ratio.point == pytest.approx(1.25)
     assert check.ratio.low > 1.05 and check.noise is not None and check.noise.value == pytest.approx(0.02)
@@ -191,7 +201,7 @@ def test_train_step_judges_its_fit_claims_per_step() -> None:
     info = topics["train_step"]
     assert info.per_step == "steps"
     per_step = {str(c["id"]) for c in info.claims if c.get(PARAM_KEY) == "steps"}
-    assert per_step == {"train_on_batch_beats_fit_small", "dataset_beats_numpy_fit"}
+    assert per_step == {"train_on_batch_beats_fit_small", "dataset_beats_numpy_fit", "function_beats_fit"}
 
 
 # -- the topic YAML --------------------------------------------------------------------------
@@ -201,7 +211,7 @@ TOPIC: dict[str, Any] = {
     "variants": {"a": {"fn": "f"}, "b": {"fn": "g"}},
     "per_step": {"param": "steps"},
     "profiles": {"quick": {"params": {"steps": [2, 32]}, "settings": {"keras": ["3"]}}},
-    "claims": [{"id": "b_beats_a", "faster": "b", "slower": "a", "compare": "per_step"}],
+    "claims": [{"id": "b_beats_a", "candidate": "b", "baseline": "a", "compare": "per_step"}],
 }
 
 
@@ -227,8 +237,8 @@ def test_per_step_keys_load_and_leave_the_snippet_hash_alone(tmp_path: Path) -> 
     ({"per_step": {}}, "per_step.param", "missing"),
     ({"per_step": {"param": "steps", "unit": "step"}}, "per_step.unit", "unknown key"),
     ({"profiles": {"quick": {"params": {"steps": [2, "many"]}}}}, "per_step.param", "positive integers"),
-    ({"settings_claims": [{"id": "s", "faster": "a", "slower": "a", "faster_settings": {"keras": "3"},
-                           "slower_settings": {"keras": "2"}, "compare": "per_step"}]},
+    ({"settings_claims": [{"id": "s", "candidate": "a", "baseline": "a", "candidate_settings": {"keras": "3"},
+                           "baseline_settings": {"keras": "2"}, "compare": "per_step"}]},
      "settings_claims.0.compare", "compares two variants"),
 ])
 def test_a_wrong_per_step_key_is_rejected_with_its_path(tmp_path: Path, change: dict[str, Any], field: str,
@@ -305,7 +315,10 @@ def test_a_fixed_cost_below_zero_is_flagged(tmp_path: Path) -> None:
     assert "a loop of steps (keras=3) the smallest" not in html
 
 
-def test_a_per_step_winner_with_wrong_output_is_refuted(tmp_path: Path) -> None:
+def test_a_per_step_winner_with_wrong_output_does_not_hold(tmp_path: Path) -> None:
+    """The candidate is 1.25x as fast per step, but its output at one of the step counts is
+    outside tolerance: no result for the scenario, the claim does not hold, and its words
+    say why."""
     root = tmp_path / "results"
     shutil.copytree(RESULTS, root)
     path = root / "fixture-a" / "full.json"
@@ -315,4 +328,11 @@ def test_a_per_step_winner_with_wrong_output_is_refuted(tmp_path: Path) -> None:
             r["output"].update(within_tolerance=False, max_abs_diff=0.5)
     path.write_text(json.dumps(doc))
     res = {c.id: c for c in analyse(root, SNIPPETS).claim_results(T)}
-    assert res["dataset_beats_fit"].summary == "refuted: wrong output"
+    cr = res["dataset_beats_fit"]
+    (check,) = cr.checks
+    assert check.wrong_output and check.finding == Finding.NO_DATA
+    assert check.note == "wrong output: dataset's output is outside tolerance"
+    assert cr.verdict("fixture-a") == Verdict.DOES_NOT_HOLD and cr.verdict_text() == "does not hold"
+    text = cr.summary_text("fixture-a")
+    assert text.startswith("wrong output (outside tolerance) in ")
+    assert "all 1 " not in text, text            # one scenario is "the one", not "all 1"

@@ -1,6 +1,7 @@
 """The interleaved method without TensorFlow: the round scheduler, the paired estimator
-under drift (against the old sequential blocks), the stopping rule and the three-state
-verdict with the smallest effect it could have seen."""
+under drift (against the old sequential blocks), the stopping rule, the finding of one
+comparison (faster, slower, the same or unclear, with the smallest effect it could have
+seen) and how a claim's findings read over its scenarios."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tfperf import stats
 from tfperf.measure.rounds import relative_halfwidth, AA_SUFFIX, RoundRule, Rounds, Slot, round_order
 
 if TYPE_CHECKING:
-    from tfperf.analyse.claims import ClaimCheck
+    from tfperf.analyse.claims import ClaimCheck, ClaimResult
     from tfperf.analyse.ratios import Ratio
 
 SLOTS = [Slot("g1", "a"), Slot("g1", "b"), Slot("g2", "a2"), Slot("g2", "b2"), Slot("g1", "a", aa=True)]
@@ -342,60 +343,107 @@ def _claim_check(ratio: "Ratio", within_tolerance: bool | None = True, **claim: 
                   winner, "fast")  # type: ignore[arg-type]
 
 
+def _result(*checks: ClaimCheck) -> ClaimResult:
+    """A claim (expect: faster, the default) over ``checks``, each its own scenario (batch 1, 2, 4...)."""
+    from tfperf.analyse.claims import ClaimResult
+    from tfperf.analyse.compare import Scenario
+
+    for i, ch in enumerate(checks):
+        ch.scenario = Scenario("box", "t", {"batch": 2 ** i}, {})
+    return ClaimResult({"id": "c"}, list(checks))
+
+
 def test_a_claim_counts_only_speedups_of_its_minimum_effect() -> None:
     """A tight 3% speedup under a 1% noise floor: below the default minimum effect of 5%
-    the claim is refuted (level), unless the claim asks for less."""
+    the comparison finds the two the same and the claim does not hold, unless the claim
+    asks for less."""
+    from tfperf.analyse.effects import MARGIN, Finding, Verdict
     from tfperf.analyse.ratios import Ratio
 
     r = Ratio(1.03, 1.02, 1.04, paired=True, n=40)
-    assert stats.MIN_EFFECT == 0.05
+    assert MARGIN == 0.05
     default = _claim_check(r)
-    assert default.verdict == stats.REFUTED and default.direction == "same"
-    assert _claim_check(r, min_effect=0).verdict == stats.HOLDS
-    assert _claim_check(Ratio(1.2, 1.15, 1.25), min_effect=0.1).verdict == stats.HOLDS
+    assert default.finding == Finding.SAME and default.margin == 0.05
+    assert _result(default).verdict("box") == Verdict.DOES_NOT_HOLD
+    asks_less = _claim_check(r, min_effect=0)
+    assert asks_less.finding == Finding.FASTER and asks_less.margin == 0.01       # the noise floor remains
+    assert _result(asks_less).verdict("box") == Verdict.HOLDS
+    assert _claim_check(Ratio(1.2, 1.15, 1.25), min_effect=0.1).finding == Finding.FASTER
+    assert _claim_check(Ratio(1.2, 1.08, 1.25), min_effect=0.1).finding == Finding.UNCLEAR
 
 
 def test_a_wrong_output_never_wins() -> None:
-    """Three times faster, but the winner's output is outside tolerance: refuted, and the
-    prose and the counts say so."""
-    from tfperf.analyse.claims import counts_text, in_words
+    """Three times faster, but the winner's output is outside tolerance: no result for that
+    scenario (never "faster"), a claim with only such scenarios does not hold, and the
+    words say so."""
+    from tfperf.analyse.effects import Finding, Verdict
     from tfperf.analyse.ratios import Ratio
 
     fast = Ratio(3.0, 2.9, 3.1, paired=True, n=40)
-    assert _claim_check(fast).verdict == stats.HOLDS
+    assert _claim_check(fast).finding == Finding.FASTER
     wrong = _claim_check(fast, within_tolerance=False)
-    assert wrong.verdict == stats.REFUTED and wrong.wrong_output
-    assert wrong.note is not None and wrong.note.startswith("refuted: wrong output")
-    assert in_words(wrong) == stats.REFUTED
-    assert counts_text([wrong, _claim_check(fast)]) == "holds in 1, refuted in 1, unclear in 0 of 2 scenarios"
+    assert wrong.finding == Finding.NO_DATA and wrong.wrong_output
+    assert wrong.note == "wrong output: fast's output is outside tolerance"
+    alone = _result(wrong)
+    assert alone.verdict("box") == Verdict.DOES_NOT_HOLD and alone.verdict_text() == "does not hold"
+    assert alone.summary_text("box").startswith("wrong output (outside tolerance) in ")
+    # Beside a correct 3x, the wrong one is not counted as faster, and the words name it.
+    mixed = _result(wrong, _claim_check(fast))
+    s = mixed.summary("box")
+    assert s.finding == Finding.FASTER and s.count(Finding.FASTER) == 1 and s.n == 1
+    assert mixed.summary_text("box").endswith("; wrong output in 1")
     # Unknown tolerance (no reference to compare with) is not a wrong output.
-    assert _claim_check(fast, within_tolerance=None).verdict == stats.HOLDS
+    assert _claim_check(fast, within_tolerance=None).finding == Finding.FASTER
+    # Both scenarios were measured: the words must not say only one was.
+    assert "the one scenario measured" not in mixed.summary_text("box"), mixed.summary_text("box")
 
 
-def test_holds_refuted_and_unclear_read_as_different_lines() -> None:
-    """The summary never merges "refuted" with "unclear" (issue 13): each state, and their
-    mix, is its own line, with the direction of a refutation in words."""
-    from tfperf.analyse.claims import verdict_words
+def test_does_not_hold_and_unclear_read_as_different_lines() -> None:
+    """The summary never merges "does not hold" with "unclear" (issue 13): each finding, and
+    their mixes, is its own line, with the direction of a claim that does not hold in
+    words."""
+    from tfperf.analyse.effects import Finding
     from tfperf.analyse.ratios import Ratio
 
-    holds = _claim_check(Ratio(2.0, 1.9, 2.1, paired=True, n=40))
-    slower = _claim_check(Ratio(0.5, 0.48, 0.52, paired=True, n=40))
-    level = _claim_check(Ratio(1.0, 0.99, 1.01, paired=True, n=40))
-    unclear = _claim_check(Ratio(1.1, 0.8, 1.5, paired=True, n=40))
-    assert (holds.verdict, slower.verdict, level.verdict, unclear.verdict) == \
-        (stats.HOLDS, stats.REFUTED, stats.REFUTED, stats.INCONCLUSIVE)
-    lines = {
-        "holds": verdict_words([holds, holds]),
-        "slower": verdict_words([slower]),
-        "level": verdict_words([level]),
-        "not faster": verdict_words([level, slower]),
-        "unclear": verdict_words([unclear]),
-        "mixed": verdict_words([holds, slower]),
-        "holds, else unclear": verdict_words([holds, unclear]),
+    def faster() -> ClaimCheck:
+        return _claim_check(Ratio(2.0, 1.9, 2.1, paired=True, n=40))
+
+    def slower() -> ClaimCheck:
+        return _claim_check(Ratio(0.5, 0.48, 0.52, paired=True, n=40))
+
+    def level() -> ClaimCheck:
+        return _claim_check(Ratio(1.0, 0.99, 1.01, paired=True, n=40))
+
+    def unclear() -> ClaimCheck:
+        return _claim_check(Ratio(1.1, 0.8, 1.5, paired=True, n=40))
+
+    assert [f().finding for f in (faster, slower, level, unclear)] == \
+        [Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR]
+    cases = {
+        "holds": [faster(), faster()],
+        "slower": [slower()],
+        "level": [level()],
+        "not faster": [level(), slower()],
+        "unclear": [unclear()],
+        "mixed": [faster(), faster(), slower(), slower()],
+        "holds, else unclear": [faster(), unclear()],
+        "mostly unclear": [faster(), unclear(), unclear()],
     }
-    assert lines == {"holds": "holds", "slower": "refuted: slower", "level": "refuted: no difference",
-                     "not faster": "refuted: not faster", "unclear": "unclear", "mixed": "depends on the case",
-                     "holds, else unclear": "holds where clear"}
+    lines = {}
+    for name, checks in cases.items():
+        cr = _result(*checks)
+        lines[name] = f"{cr.verdict('box')}: {cr.summary_text('box')}"
+    assert lines == {
+        "holds": "holds: faster in all 2 scenarios (2×)",
+        "slower": "does not hold: slower in the one scenario measured (0.5×)",
+        "level": "does not hold: the same in the one scenario measured (1×)",
+        "not faster": "does not hold: the same in 1 of 2 scenarios (1×); slower in 1, for batch 2 (0.5×)",
+        "unclear": "unclear: unclear in the one scenario measured (1.1×)",
+        "mixed": "holds in some cases: depends on the case: faster for batch 1 and batch 2 (2×); "
+                 "slower for batch 4 and batch 8 (0.5×)",
+        "holds, else unclear": "holds: faster in 1 of 2 scenarios (2×); unclear in 1, for batch 2 (1.1×)",
+        "mostly unclear": "unclear: unclear in 2 of 3 scenarios (1.1×); faster in 1, for batch 1 (2×)",
+    }
     assert len(set(lines.values())) == len(lines)
 
 

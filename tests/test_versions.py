@@ -1,7 +1,8 @@
 """TensorFlow releases in the analysis, on frozen fixture data (no TensorFlow): numeric order,
 the current result from the newest release (never a later run of an older one), the history
-profile as the same runner, a verdict per release with "not available" and "not measured",
-the release where a verdict changed, and the words for a claim that did not change."""
+profile as the same runner, a finding per release with "not available" and "not measured",
+the release where a finding changed, and the words for a claim that did not change (the rule
+of a change is tested on synthetic cells in test_version_changes.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pytest
 from history_data import TOPIC, dataset
 from tfperf.analyse.failures import failed_results, failure_summary
 from tfperf.analyse.records import Measurement, Source, series_names
-from tfperf.analyse.version_verdicts import (FAILED, HOLDS, NOT_AVAILABLE, NOT_MEASURED, REFUTED, UNCLEAR,
-                                             VersionCell, VersionStrip, change_text, strip_text)
+from tfperf.analyse.effects import Finding
+from tfperf.analyse.version_verdicts import NOT_AVAILABLE, NOT_MEASURED, VersionStrip, strip_text
 from tfperf.analyse.versions import release_key, short_labels, sort_versions, tf_version
 from tfperf.analyse.versions_table import versions_table
 
@@ -109,78 +110,66 @@ def test_history_keeps_one_result_per_release(ds) -> None:  # type: ignore[no-un
 
 def test_runners_counted_apart_from_releases(ds) -> None:  # type: ignore[no-untyped-def]
     cr = ds.claim_result(TOPIC, "fast_beats_default_small")
-    assert set(cr.by_runner) == {"fixture-a", "fixture-b"} and cr.runners_with_data == 2
-    assert cr.summary == "holds on 1, refuted: slower on 1 of 2 runners"    # not "of 7"
+    assert cr.runners == ["fixture-a", "fixture-b"] and cr.runners_with_data == ["fixture-a", "fixture-b"]
+    assert cr.verdict_text() == "does not hold on 1, holds on 1 of 2 runners"    # not "of 7"
     t = versions_table(ds)
     assert t.runners == ["fixture-a", "fixture-b"]
     assert t.versions == ["2.12.1", "2.13.1", "2.15.1", "2.16.2", "2.21.0"]
 
 
-def test_verdict_per_release_and_the_release_it_changed(ds) -> None:  # type: ignore[no-untyped-def]
+def test_finding_per_release_and_the_release_it_changed(ds) -> None:  # type: ignore[no-untyped-def]
     s = _strip(ds, "fast_beats_default")
     assert s.versions == ["2.12.1", "2.13.1", "2.15.1", "2.16.2", "2.21.0"]
-    assert [c.kind for c in s.cells] == [HOLDS, HOLDS, HOLDS, REFUTED, REFUTED]
-    assert [c.word for c in s.cells][-1] == "refuted: slower"
-    assert s.changed and len(s.changes) == 1 and s.latest.version == "2.16.2"
-    assert strip_text(s) == "since TF 2.16: refuted (was: holds up to 2.15)"
-    assert change_text(_strip(ds, "default_beats_fast").latest, short_labels(s.versions)) == \
-        "since TF 2.16: holds (was: refuted up to 2.15)"
+    assert [c.kind for c in s.cells] == ["faster", "faster", "faster", "slower", "depends on the case"]
+    assert [(c.version, c.before, c.after) for c in s.changes] == [("2.16.2", Finding.FASTER, Finding.SLOWER)]
+    assert strip_text(s) == "since TF 2.16: slower (was: faster in 2.15)"
+    assert strip_text(_strip(ds, "default_beats_fast")) == "since TF 2.16: faster (was: slower in 2.15)"
 
 
-def test_only_scenarios_of_two_releases_are_judged(ds) -> None:  # type: ignore[no-untyped-def]
-    # size=huge was measured by the full profile with 2.21.0 only, and there fast holds: the
-    # claims table says "depends on the case", the strip compares like with like.
-    assert ds.claim_result(TOPIC, "fast_beats_default").summary.startswith("holds on 1, depends on the case on 1")
+def test_the_headline_release_is_the_headline_and_the_smaller_grid_is_named(ds) -> None:  # type: ignore[no-untyped-def]
+    # size=huge was measured by the full profile with 2.21.0 only, and there fast is faster:
+    # the 2.21 cell is the claims table's finding over all 6 scenarios ("depends on the
+    # case"); the change is read on the scenarios 2.16 and 2.21 share, where nothing moved.
+    cr = ds.claim_result(TOPIC, "fast_beats_default")
     s = _strip(ds, "fast_beats_default")
-    assert not any("huge" in x for x in s.scenarios)
-    assert s.cells[-1].word == "refuted: slower" and len(s.cells[-1].checks) == 4
+    head = s.cells[-1]
+    assert head.headline and head.finding == cr.summary("fixture-a").finding == Finding.DEPENDS
+    assert len(head.checks) == 6 and head.text == cr.summary_text("fixture-a", ds.topics[TOPIC].param_values)
+    assert [c.version for c in s.changes] == ["2.16.2"]
+    assert s.grid_note == ("2.12–2.16: 1 to 4 scenarios (the smaller grid measured for every release); "
+                           "2.21: 6 (the full grid of this page)")
+    assert _strip(ds, "new_beats_default").grid_note.startswith("2.16: 4 scenarios (")   # one release: no "each"
 
 
 def test_not_available_with_its_reason(ds) -> None:  # type: ignore[no-untyped-def]
     s = _strip(ds, "new_beats_default")
-    assert [c.kind for c in s.cells] == [NOT_AVAILABLE] * 3 + [HOLDS] * 2
+    assert [c.kind for c in s.cells] == [NOT_AVAILABLE] * 3 + ["faster"] * 2
     assert any("tf.new_api does not exist in TensorFlow 2.15.1" == r for r in s.cells[2].unavailable)
     assert not s.changed                           # not available is no change
-    assert strip_text(s) == ("no change: holds in every release with a verdict (2.16 and 2.21); "
+    assert strip_text(s) == ("no change: faster in every release with results (2.16–2.21); "
                              "not available in 2.12, 2.13 and 2.15")
-    # a release where some scenarios are not available: the verdict of the others, and the reason
+    # a release where some scenarios are not available: the finding of the others, and the reason
     first = _strip(ds, "fast_beats_default").cells[0]
-    assert first.kind == HOLDS and first.unavailable_scenarios == 2 and len(first.checks) == 2
+    assert first.kind == "faster" and first.unavailable_scenarios == 2 and len(first.checks) == 2
     assert first.unavailable == ("Keras 3 is not the tf.keras of TensorFlow 2.12",)
 
 
 def test_not_measured_is_passed_over(ds) -> None:  # type: ignore[no-untyped-def]
     s = _strip(ds, "fast_beats_default_small")
-    assert [c.kind for c in s.cells] == [HOLDS, NOT_MEASURED, HOLDS, REFUTED, REFUTED]
-    assert s.latest.version == "2.16.2" and s.latest.before_versions == ("2.12.1", "2.15.1")
+    assert [c.kind for c in s.cells] == ["faster", NOT_MEASURED, "faster", "slower", "slower"]
+    assert [(c.before_version, c.version) for c in s.changes] == [("2.15.1", "2.16.2")]
 
 
 def test_no_change_in_words(ds) -> None:  # type: ignore[no-untyped-def]
     assert strip_text(_strip(ds, "same_beats_default")) == \
-        "no change: refuted in every release with a verdict (2.12, 2.13, 2.15, 2.16 and 2.21)"
+        "no change: the same in every release with results (2.12–2.21)"
     noisy = _strip(ds, "noisy_beats_default")
-    assert {c.kind for c in noisy.cells} == {UNCLEAR} and not noisy.changed
+    assert {c.kind for c in noisy.cells} == {"unclear"} and not noisy.changed
     b = _strip(ds, "fast_beats_default", "fixture-b")
     assert b.versions == ["2.15.1", "2.21.0"] and strip_text(b) == \
-        "no change: holds in every release with a verdict (2.15 and 2.21)"
-
-
-def _cells(*kinds: str) -> VersionStrip:
-    versions = [f"2.{12 + i}.0" for i in range(len(kinds))]
-    return VersionStrip(TOPIC, {"id": "c"}, "r", [VersionCell(v, k, k) for v, k in zip(versions, kinds)], ())
-
-
-def test_changes_read_from_releases_with_a_verdict() -> None:
-    s = _cells(HOLDS, NOT_AVAILABLE, HOLDS, REFUTED, FAILED, REFUTED, NOT_MEASURED, HOLDS)
-    assert [(c.version, c.before, c.kind) for c in s.changes] == [("2.15.0", HOLDS, REFUTED),
-                                                                   ("2.19.0", REFUTED, HOLDS)]
-    labels = short_labels(s.versions)
-    assert change_text(s.changes[0], labels) == "since TF 2.15: refuted (was: holds up to 2.14)"
-    assert change_text(s.latest, labels, len(s.changes)) == \
-        "since TF 2.19: holds (was: refuted in 2.15–2.17; 2 changes across the releases measured)"
-    assert not _cells(NOT_AVAILABLE, HOLDS, FAILED, HOLDS).changed
-    assert strip_text(_cells(NOT_AVAILABLE, NOT_MEASURED)) == \
-        "no change: no verdict in any release measured; not available in 2.12; not measured in 2.13"
+        "no change: faster in every release with results (2.15–2.21)"
+    assert strip_text(_strip(ds, "same_beats_default", "fixture-b")) == \
+        "no change: the same in every release with results (2.21); not measured in 2.15"
 
 
 def test_one_release_gives_no_strip() -> None:
@@ -220,45 +209,3 @@ def test_fixture_passes_the_store(ds) -> None:  # type: ignore[no-untyped-def]
     stored = analyse(RESULTS, FIX / "snippets")
     assert stored.errors == []
     assert [strip_text(s) for s in stored.version_strips(TOPIC)] == [strip_text(s) for s in ds.version_strips(TOPIC)]
-
-
-def _cell_with(version: str, kind: str, speedup: float):
-    from types import SimpleNamespace
-
-    from tfperf.analyse.version_verdicts import VersionCell
-    sc = SimpleNamespace(settings={"keras": "3"}, params={"batch": 1})
-    check = SimpleNamespace(scenario=sc, ratio=SimpleNamespace(point=speedup, low=speedup * 0.98, high=speedup * 1.02))
-    return VersionCell(version, kind, kind, (check,))  # type: ignore[arg-type]
-
-
-def test_a_verdict_that_flips_on_its_margin_is_no_change_but_a_real_move_is() -> None:
-    """Measured: 'eager off helps' flipped between holds and refuted seven times across ten
-    releases with speedups of 0.95-1.07; each release is another run, and two runs agree
-    within 10%. Such flips are borderline cells, not changes; a move beyond 10% is."""
-    from tfperf.analyse.version_verdicts import VersionStrip, strip_text
-    cells = [_cell_with("2.12.1", "refuted", 1.01), _cell_with("2.13.1", "holds", 1.07),
-             _cell_with("2.14.1", "refuted", 1.02), _cell_with("2.15.1", "unclear", 1.04)]
-    strip = VersionStrip("t", {"id": "c"}, "r", cells, ("batch=1, keras=3",))
-    assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.13.1", "2.15.1"]
-    text = strip_text(strip)
-    assert text.startswith("no change: refuted in 2.12 and 2.14") and "sits on its margin" in text
-    moved = VersionStrip("t", {"id": "c"}, "r", cells + [_cell_with("2.16.2", "holds", 1.30)], ("batch=1, keras=3",))
-    assert [(c.version, c.kind, c.before) for c in moved.changes] == [("2.16.2", "holds", "refuted")]
-
-
-def test_one_release_that_moved_and_came_back_is_a_blip_not_a_change() -> None:
-    from tfperf.analyse.version_verdicts import VersionStrip
-    cells = [_cell_with("2.17.1", "depends on the case", 1.00), _cell_with("2.18.1", "holds", 1.20),
-             _cell_with("2.19.1", "depends on the case", 1.19), _cell_with("2.20.0", "depends on the case", 1.18)]
-    strip = VersionStrip("t", {"id": "c"}, "r", cells, ("batch=1, keras=3",))
-    assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.18.1"]
-    last = VersionStrip("t", {"id": "c"}, "r", cells[:2], ("batch=1, keras=3",))
-    assert [c.version for c in last.changes] == ["2.18.1"]       # the newest release: nothing to go back
-
-
-def test_becoming_unclear_is_not_a_change() -> None:
-    from tfperf.analyse.version_verdicts import VersionStrip
-    cells = [_cell_with("2.15.1", "refuted", 0.90), _cell_with("2.16.2", "unclear", 1.05),
-             _cell_with("2.17.1", "unclear", 1.04)]
-    strip = VersionStrip("t", {"id": "c"}, "r", cells, ("batch=1, keras=3",))
-    assert strip.changes == [] and [c.version for c in strip.borderline] == ["2.16.2", "2.17.1"]

@@ -3,12 +3,15 @@
 * ``source``   – read the results files (through the store when available);
 * ``records``  – flatten documents into measurements, A/A noise records, runners;
 * ``select``   – stale marking, the current result per case, history per version;
+* ``effects``  – the one vocabulary: a comparison's finding (faster, slower, the same,
+  unclear), a summary over scenarios, a claim's verdict, their words, symbols and CSS;
 * ``compare``  – scenarios and recommendations (fastest correct variant vs the default);
-* ``claims``   – claim verdicts per scenario and runner;
+* ``claims``   – claims tested per scenario and runner;
+* ``answers``  – each claim and each of a topic's questions answered in words;
 * ``versions`` – TensorFlow releases: which one a result measured, numeric order, labels;
-* ``version_verdicts`` – a claim's verdict per release on a runner, and where it changed;
+* ``version_verdicts`` – a claim's finding per release on a runner, and where it changed;
 * ``versions_table``   – the home page's claims × releases table;
-* ``findings`` – the headline table of the home page;
+* ``findings`` – the home page's table of every claim;
 * ``failures`` – failed results in words ("failed: N cases", the first error);
 * ``dataset``  – all of it computed once: ``analyse(results_root, snippets_dir)``.
 
@@ -23,9 +26,23 @@ the package itself (that would be a cycle): they import each other by module.
 """
 
 from .advice import advise
-from .claims import NO_DATA, ClaimCheck, counts_text, in_words, is_settings_claim, outcome
-from .compare import Scenario, exclusion_reason, nonfinite
+from .answers import QuestionAnswer, claim_answer, hardware_name, question_answers
+from .claims import ClaimCheck, scenario_labels
+from .compare import exclusion_reason, nonfinite
 from .dataset import Dataset, analyse, load_topics
+from .effects import (
+    MARGIN,
+    RULE,
+    SUMMARY_RULE,
+    VERDICT_RULE,
+    WORDS,
+    Finding,
+    Verdict,
+    expectation_text,
+    ratio_text,
+    summarise,
+    summary_text,
+)
 from .failures import error_line, failed_results
 from .findings import findings as headline_findings
 from .local import LOCAL_ROOT, ThisMachine, this_machine
@@ -33,17 +50,13 @@ from .origins import Origin, Sources, load_sources
 from .per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
 from .ratios import RatioCache
 from .records import ChartRow, LoadedBreakdown, Measurement, params_id, settings_id
-from .settings_advice import SLOWER, Choice, Point, SettingsAdvice, advise_settings
+from .settings_advice import Choice, SettingsAdvice, advise_settings
 from .then_now import ThenNow
 from .then_now import then_now as topic_then_now
 from .version_verdicts import (
     FAILED,
-    HOLDS,
-    MIXED,
     NOT_AVAILABLE,
     NOT_MEASURED,
-    REFUTED,
-    UNCLEAR,
     SpeedupRow,
     VersionCell,
     VersionStrip,
@@ -56,13 +69,15 @@ from .versions_table import versions_table as claims_by_release
 from .versus import Versus, as_json, compare_files
 
 __all__ = [
-    "FAILED", "HOLDS", "LOCAL_ROOT", "MIXED", "NOT_AVAILABLE", "NOT_MEASURED", "NO_DATA", "N_BOOT", "REFUTED",
-    "SLOWER", "UNCLEAR", "ChartRow", "Choice", "ClaimCheck", "Dataset", "Headline", "Interval", "LoadedBreakdown",
-    "Measurement", "Origin", "Point", "RatioCache", "Scenario", "SettingsAdvice", "Sources", "SpeedupRow",
-    "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "VersionCell", "VersionStrip", "Versus", "advise",
-    "advise_settings", "analyse", "as_json", "change_text", "claims_by_release", "compare_files", "counts_text",
-    "error_line", "exclusion_reason", "failed_results", "headline", "headline_findings", "in_words",
-    "is_settings_claim", "listing", "load_sources", "load_topics", "nonfinite", "outcome", "params_id",
-    "release_key", "settings_id", "short_labels", "sort_versions", "speedup_rows", "steady_text", "step_groups",
-    "this_machine", "topic_then_now",
+    "FAILED", "LOCAL_ROOT", "MARGIN", "NOT_AVAILABLE", "NOT_MEASURED", "N_BOOT", "RULE", "SUMMARY_RULE", "VERDICT_RULE",
+    "WORDS",
+    "ChartRow", "Choice", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
+    "Measurement", "Origin", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources", "SpeedupRow",
+    "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",
+    "advise", "advise_settings", "analyse", "as_json", "change_text", "claim_answer", "claims_by_release",
+    "compare_files", "error_line", "exclusion_reason", "expectation_text", "failed_results", "hardware_name",
+    "headline", "headline_findings", "listing", "load_sources", "load_topics", "nonfinite", "params_id",
+    "question_answers", "ratio_text", "release_key", "scenario_labels", "settings_id", "short_labels",
+    "sort_versions", "speedup_rows", "steady_text", "step_groups", "summarise", "summary_text", "this_machine",
+    "topic_then_now",
 ]

@@ -1,38 +1,58 @@
-"""The "Do this" answer at the top of a topic page, computed from the recommendations:
-which call to use, its typical speedup over the default with the range over scenarios,
-and where it does not pay."""
+"""The "Do this" answer of a topic page, computed from the recommendations: which call to use
+instead of the default, and its finding against the default on each runner, in the words of
+:mod:`tfperf.analyse.effects` (count, range, typical speedup, exceptions named).
+
+A topic whose calls run several steps (``per_step:``, train_step) is answered per step: the
+call's fixed cost (``fit()`` setting up an epoch) apart, from the scenarios measured at two
+step counts or more; the per-call figure of its shortest calls is kept as the start-up
+question (:attr:`Advice.per_call`).
+"""
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .. import stats
-from .compare import Recommendation, Scenario
+from ..topic_schema import Claim
+from .claims import ClaimResult, check_claim
 from .dataset import Dataset
+from .effects import Finding, Summary, summary_text
+from .per_step import PARAM_KEY
+
+
+@dataclass(frozen=True)
+class RunnerAdvice:
+    runner: str
+    summary: Summary                       # `use` against the default over the runner's scenarios
+    text: str                              # the summary in words
+    typical: float | None                  # the median speedup where it is faster
 
 
 @dataclass
 class Advice:
     topic: str
     default: str
-    use: str | None                       # None: nothing beats the default beyond the noise
-    wins: int = 0                         # scenarios where `use` beats the default beyond the noise
-    scenarios: int = 0                    # scenarios where both were measured with correct output
-    typical: float | None = None          # median speedup of `use` over the default
-    low: float | None = None              # smallest and largest speedup over those scenarios
-    high: float | None = None
-    not_paying: list[Scenario] = field(default_factory=list)   # where `use` is not faster beyond the noise
-    level_with: Counter[str] = field(default_factory=Counter)  # variants tied with `use`, and in how many scenarios
+    use: str | None                        # None: nothing beats the default in most scenarios
+    per: str = "call"                      # "call", or the unit of a per-step comparison ("step")
+    runners: list[RunnerAdvice] = field(default_factory=list)
+    per_call: list[RunnerAdvice] = field(default_factory=list)   # per call, where `per` is a step
+    level_with: Counter[str] = field(default_factory=Counter)    # variants tied with `use`, and in how many scenarios
 
 
-def _winner(recs: list[Recommendation]) -> str | None:
-    """The variant that beats the default beyond the noise in most scenarios (the fastest of
-    a tie that leaves the default out; a tie with the default is no win)."""
-    won = Counter(r.best for r in recs if r.best and r.best != r.default and r.default not in r.tied
-                  and r.verdict == stats.HOLDS)
+def _winner(ds: Dataset, topic: str) -> str | None:
+    """The variant that is the fastest correct one and faster than the default in most
+    scenarios (a tie that leaves the default out counts; a tie with the default does not)."""
+    won = Counter(r.best for r in ds.recommendations(topic)
+                  if r.best and r.best != r.default and r.default not in r.tied and r.finding == Finding.FASTER)
     return won.most_common(1)[0][0] if won else None
+
+
+def _runner_advice(cr: ClaimResult, order: dict[str, list[object]] | None) -> list[RunnerAdvice]:
+    out = []
+    for runner in cr.runners_with_data:
+        s = cr.summary(runner)
+        out.append(RunnerAdvice(runner, s, summary_text(s, order, label=cr.label), s.typical(Finding.FASTER)))
+    return out
 
 
 def advise(ds: Dataset, topic: str) -> Advice | None:
@@ -40,25 +60,27 @@ def advise(ds: Dataset, topic: str) -> Advice | None:
     if not recs:
         return None
     default = recs[0].default
-    use = _winner(recs)
+    use = _winner(ds, topic)
     advice = Advice(topic, default, use)
     if use is None:
         return advice
-    points = []
     for r in recs:
-        sc = r.scenario
-        d, u = sc.variants.get(default), sc.variants.get(use)
-        if d is None or u is None or not (d.ok and u.ok) or use in r.excluded or default in r.excluded:
-            continue
         if r.best == use:
             advice.level_with.update(v for v in r.tied if v != default)
-        ratio = ds.cache.speedup(d, u)
-        advice.scenarios += 1
-        points.append(ratio.point)
-        if stats.verdict(ratio.low, ratio.high, r.noise.value) == stats.HOLDS:
-            advice.wins += 1
-        else:
-            advice.not_paying.append(sc)
-    if points:
-        advice.typical, advice.low, advice.high = statistics.median(points), min(points), max(points)
+    info = ds.topics.get(topic)
+    order = info.param_values if info else None
+    claim: Claim = {"id": f"{use}_vs_{default}", "candidate": use, "baseline": default}
+    per_call = ds.named(check_claim(claim, ds.scenarios(topic), ds.noise, ds.cache), topic)
+    if info is not None and info.per_step:
+        per_step = ds.named(check_claim({**claim, "compare": "per_step", PARAM_KEY: info.per_step},
+                                        ds.scenarios(topic), ds.noise, ds.cache), topic)
+        if per_step.runners_with_data:
+            advice.per = info.per_call["unit"] if info.per_call else "step"
+            advice.runners = _runner_advice(per_step, order)
+            shortest = min(v for v in info.param_values.get(info.per_step, [0]) if isinstance(v, int))
+            short = ds.named(check_claim({**claim, "where": {info.per_step: [shortest]}}, ds.scenarios(topic),
+                                         ds.noise, ds.cache), topic)
+            advice.per_call = _runner_advice(short, order)
+            return advice
+    advice.runners = _runner_advice(per_call, order)
     return advice

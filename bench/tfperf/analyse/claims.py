@@ -1,24 +1,42 @@
-"""Verdicts on the claims a topic makes ("A is faster than B where ..."): per scenario,
-per runner ("holds on N of M runners"). Across TensorFlow releases:
-:mod:`tfperf.analyse.version_verdicts`.
+"""Claims tested: a claim names a comparison (its ``candidate`` against its ``baseline``,
+the alternative a reader would otherwise use) and what its source said the candidate is
+(``expect``: faster, slower or the same). Per scenario the comparison has a finding
+(:func:`tfperf.analyse.effects.effect`); per runner, the findings over its scenarios are
+summarised and the source's answer judged (:func:`tfperf.analyse.effects.verdict`).
 
 Two kinds of claim: ``claims:`` compare two variants inside one settings group;
-``settings_claims:`` compare two settings groups (``faster_settings`` against
-``slower_settings``, merged into the scenario's other settings) for the same variant. A claim
-between variants with ``compare: per_step`` is judged on the cost per step, a call's fixed
-cost apart (:mod:`tfperf.analyse.per_step`)."""
+``settings_claims:`` compare two settings groups (``candidate_settings`` against
+``baseline_settings``, merged into the scenario's other settings) for the same variant. A
+claim between variants with ``compare: per_step`` is judged on the cost per step, a call's
+fixed cost apart (:mod:`tfperf.analyse.per_step`). Across TensorFlow releases:
+:mod:`tfperf.analyse.version_verdicts`.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from .. import stats
 from ..topic_schema import Claim, Control
 from .compare import Scenario, exclusion_reason, scenarios
 from .controls import controls_for
 from .controls import index as control_index
+from .effects import (
+    EXPECTED,
+    MARGIN,
+    Finding,
+    Label,
+    Point,
+    Summary,
+    Verdict,
+    effect,
+    plain,
+    summarise,
+    summary_text,
+    verdict,
+)
 from .failures import failure_summary
 from .noise import NoiseFloor
 from .per_step import PARAM_KEY, is_per_step, per_step_ratio, step_scenarios
@@ -26,230 +44,197 @@ from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
 
-NO_DATA = "no data"
-MIXED = "mixed"
+NO_DATA = Finding.NO_DATA
+
+Labeller = Label
+plain_label = plain
+
+
+def scenario_labels(scs: list[Scenario], label: Labeller = plain_label, order: Sequence[str] = ()
+                    ) -> dict[tuple[str, str, str], str]:
+    """Each scenario in reader words, naming only what varies between them ("mlp, batch
+    1"; "the one scenario" when nothing does), in ``order`` (the topic's parameters as its
+    YAML declares them), then the settings."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for sc in scs:
+        for k, v in {**sc.params, **sc.settings}.items():
+            values[k].add(str(v))
+    rank = {k: i for i, k in enumerate(order)}
+    varying = sorted((k for k in values if len(values[k]) > 1), key=lambda k: (rank.get(k, len(rank)), k))
+    out = {}
+    for sc in scs:
+        where = {**sc.params, **sc.settings}
+        out[sc.key] = ", ".join(label(k, where[k]) for k in varying if k in where) or "the one scenario"
+    return out
+
+
+def expected(claim: Claim) -> Finding | None:
+    """What the claim's source said the candidate is (``expect``, default faster); None for
+    a comparison no source made (``expect: none``)."""
+    return EXPECTED[str(claim.get("expect", "faster"))]
 
 
 @dataclass
 class ClaimCheck:
-    """One claim in one scenario."""
+    """A claim's comparison in one scenario."""
 
     claim_id: str
     scenario: Scenario
-    ratio: Ratio | None            # speedup of `faster` over `slower`
+    ratio: Ratio | None            # the candidate's speedup over the baseline
     noise: NoiseFloor | None
-    verdict: str                   # holds / refuted / inconclusive / no data
-    note: str | None = None        # e.g. the faster variant's output is outside tolerance
+    finding: Finding               # faster / slower / the same / unclear, or no results (failed, wrong output)
+    margin: float | None = None    # the band "the same" means: the larger of the claim's minimum effect and the noise
+    note: str | None = None        # e.g. the candidate's output is outside tolerance
     detectable: float | None = None  # the smallest speedup (fraction) this measurement could have seen
-    direction: str | None = None     # faster / slower / same / unclear
-    failed: tuple[Measurement, ...] = ()   # the side(s) whose result failed (verdict "no data")
-    wrong_output: bool = False       # the claimed winner's output is outside tolerance: refuted
+    failed: tuple[Measurement, ...] = ()   # the side(s) whose result failed (finding: no results)
+    wrong_output: bool = False       # the candidate's output is outside tolerance: its speed counts for nothing
+
+    @property
+    def has_data(self) -> bool:
+        return self.finding != NO_DATA
+
+    def point(self, label: str) -> Point:
+        r = self.ratio
+        return Point(self.finding, r.point if r else None, r.low if r else None, r.high if r else None,
+                     {**self.scenario.params, **self.scenario.settings}, label)
 
 
 @dataclass
 class ClaimResult:
     claim: Claim
     checks: list[ClaimCheck]
-    by_runner: dict[str, str] = field(default_factory=dict)
+    label: Labeller = plain_label
+    order: Sequence[str] = ()          # the topic's parameters in declared order: how scenarios are named
 
     @property
     def id(self) -> str:
         return str(self.claim.get("id"))
 
     @property
-    def holds_on(self) -> int:
-        return sum(1 for v in self.by_runner.values() if v == stats.HOLDS)
+    def expect(self) -> Finding | None:
+        return expected(self.claim)
 
     @property
-    def runners_with_data(self) -> int:
-        return sum(1 for v in self.by_runner.values() if v != NO_DATA)
+    def runners(self) -> list[str]:
+        return sorted({ch.scenario.runner for ch in self.checks})
 
-    def counts(self, runner: str | None = None) -> dict[str, int]:
-        c: dict[str, int] = defaultdict(int)
-        for ch in self.checks:
-            if runner is None or ch.scenario.runner == runner:
-                c[ch.verdict] += 1
-        return dict(c)
+    def mine(self, runner: str | None = None) -> list[ClaimCheck]:
+        return [ch for ch in self.checks if runner is None or ch.scenario.runner == runner]
+
+    def summary(self, runner: str) -> Summary:
+        """The findings over the runner's scenarios (those with data)."""
+        mine = [ch for ch in self.mine(runner) if ch.has_data]
+        labels = scenario_labels([ch.scenario for ch in mine], self.label, self.order)
+        return summarise(ch.point(labels[ch.scenario.key]) for ch in mine)
+
+    def verdict(self, runner: str) -> Verdict | None:
+        """Whether the source's answer holds on the runner; "does not hold" when every
+        scenario's candidate gave a wrong output; None for a comparison no source made."""
+        if self.expect is None:
+            return None
+        mine = self.mine(runner)
+        if mine and all(ch.wrong_output for ch in mine):
+            return Verdict.DOES_NOT_HOLD
+        return verdict(self.expect, self.summary(runner))
 
     @property
-    def outcome(self) -> str:
-        """Over every scenario on every runner: "holds", "does not hold" or "inconclusive"
-        when all scenarios agree, "mixed" when they do not, "no data" without any. What
-        prose branches on (``tfperf.when``)."""
-        return outcome(self.checks)
+    def runners_with_data(self) -> list[str]:
+        return [r for r in self.runners if any(ch.has_data or ch.wrong_output for ch in self.mine(r))]
+
+    def summary_text(self, runner: str, order: Mapping[str, list[object]] | None = None) -> str:
+        """"slower in 9 of 10 scenarios (0.20×–0.95×); faster in 1: mlp, batch 1 (1.06×)",
+        with the scenarios whose candidate gave a wrong output or whose results failed."""
+        s = self.summary(runner)
+        if not s.n:
+            return self.summary_extra(runner).removeprefix("; ") or str(NO_DATA)
+        return summary_text(s, order, label=self.label, total=len(self.mine(runner))) + self.summary_extra(runner)
+
+    def summary_extra(self, runner: str) -> str:
+        """What the summary leaves out: "; wrong output in 2", "; no result in 1 (failed:
+        ...)"; the whole text when no scenario has data."""
+        mine = self.mine(runner)
+        wrong = [ch for ch in mine if ch.wrong_output]
+        failed = [ch for ch in mine if not ch.has_data and not ch.wrong_output]
+        if wrong and len(wrong) == len(mine):
+            return ("; wrong output (outside tolerance) in the one scenario measured" if len(mine) == 1
+                    else f"; wrong output (outside tolerance) in all {len(mine)} scenarios")
+        text = f"; wrong output in {len(wrong)}" if wrong else ""
+        if failed:
+            text += f"; no result in {len(failed)} ({self.failed_text(runner)})"
+        return text
+
+    def verdict_text(self) -> str:
+        """The verdict over runners: "holds", "holds on both runners", "holds on 1, does
+        not hold on 1 of 2 runners"; "no results yet" (or the failures) without data."""
+        runners = self.runners_with_data
+        if not runners:
+            return self.failed_text() or str(Verdict.NO_DATA)
+        lost = [r for r in self.runners if r not in runners]
+        extra = (f"; no result on {len(lost)} runner{'s' if len(lost) > 1 else ''} "
+                 f"({'; '.join(str(self.failed_text(r)) for r in lost)})") if lost else ""
+        if self.expect is None:
+            return "a comparison no source claimed" + extra
+        verdicts = [str(self.verdict(r)) for r in runners]
+        if len(runners) == 1:
+            return str(verdicts[0]) + extra
+        kinds = list(dict.fromkeys(verdicts))
+        if len(kinds) == 1:
+            return f"{kinds[0]} on {'both' if len(runners) == 2 else f'all {len(runners)}'} runners" + extra
+        counts = {v: verdicts.count(v) for v in kinds}
+        return ", ".join(f"{v} on {counts[v]}" for v in kinds) + f" of {len(runners)} runners" + extra
 
     def failed_text(self, runner: str | None = None) -> str | None:
         """"failed: N cases (first error: ...)" over the checks whose results failed (on
         one runner, or all), or None when none failed."""
-        return failure_summary(m for ch in self.checks if runner is None or ch.scenario.runner == runner
-                           for m in ch.failed)
-
-    @property
-    def summary(self) -> str:
-        """What was found, in words (:func:`verdict_words`): on one runner "holds",
-        "refuted: slower", "depends on the case", ...; on several, "holds on all 2
-        runners" or "holds on 1, unclear on 1 of 2 runners". Without any result,
-        "failed: N cases (first error: ...)" when its cases were run and failed, else
-        "no results yet"."""
-        if not self.runners_with_data:
-            return self.failed_text() or "no results yet"
-        words: dict[str, str] = {}
-        for runner in self.by_runner:
-            mine = [ch for ch in self.checks if ch.scenario.runner == runner and ch.verdict != NO_DATA]
-            if mine:
-                words[runner] = verdict_words(mine)
-        return self._said(words) + self._failed_elsewhere()
-
-    @staticmethod
-    def _said(words: dict[str, str]) -> str:
-        n = len(words)
-        if n == 1:
-            return next(iter(words.values()))
-        kinds = list(dict.fromkeys(sorted(words.values(), key=_word_rank)))
-        if len(kinds) == 1:
-            return f"{kinds[0]} on all {n} runners"
-        counts = {w: sum(1 for v in words.values() if v == w) for w in kinds}
-        return ", ".join(f"{w} on {counts[w]}" for w in kinds) + f" of {n} runners"
-
-    def _failed_elsewhere(self) -> str:
-        """"; failed on 1 runner (...)" for runners where the claim's cases only failed, so
-        a verdict from the others never hides them."""
-        failed = [r for r, v in self.by_runner.items() if v == NO_DATA and self.failed_text(r)]
-        if not failed:
-            return ""
-        return f"; failed on {len(failed)} runner{'s' if len(failed) != 1 else ''} ({self.failed_text(failed[0])})"
-
-
-def verdict_words(checks: Iterable[ClaimCheck]) -> str:
-    """A set of checks said as a reader wants it, never merging "refuted" with "unclear":
-
-    * "holds": every scenario holds;
-    * "refuted: slower" (the claimed winner is slower everywhere), "refuted: no
-      difference" (level within the margin), "refuted: not faster" (level or slower),
-      "refuted: wrong output", or "refuted";
-    * "unclear": no scenario can tell;
-    * "depends on the case": some scenarios hold and others are refuted;
-    * "holds where clear" / "refuted where clear": one of those beside unclear ones."""
-    cs = [c for c in checks if c.verdict != NO_DATA]
-    states = {c.verdict for c in cs}
-    if not states:
-        return NO_DATA
-    if states == {stats.HOLDS}:
-        return "holds"
-    if states == {stats.DOES_NOT_HOLD}:
-        if all(c.wrong_output for c in cs):
-            return "refuted: wrong output"
-        ways = {c.direction for c in cs}
-        if ways <= {"slower"}:
-            return "refuted: slower"
-        if ways <= {"same"}:
-            return "refuted: no difference"
-        if ways <= {"same", "slower"}:
-            return "refuted: not faster"
-        return "refuted"
-    if states == {stats.INCONCLUSIVE}:
-        return "unclear"
-    if {stats.HOLDS, stats.DOES_NOT_HOLD} <= states:
-        return "depends on the case"
-    return "holds where clear" if stats.HOLDS in states else "refuted where clear"
-
-
-def _word_rank(word: str) -> int:
-    return 0 if word.startswith("holds") else 1 if word.startswith("depends") else 2 if word.startswith("refuted") else 3
-
-
-def in_words(check: ClaimCheck) -> str:
-    """The check as prose reads it: "holds"; "refuted" only when the effect goes the other
-    way beyond the noise; "inconclusive" when the two are level within it (a claim refuted
-    because there is no effect) or when the interval is too wide to tell."""
-    if check.verdict == stats.DOES_NOT_HOLD:
-        if check.wrong_output:
-            return stats.DOES_NOT_HOLD
-        return stats.DOES_NOT_HOLD if check.direction in (None, "slower") else stats.INCONCLUSIVE
-    return check.verdict
-
-
-def counts_text(checks: Iterable[ClaimCheck]) -> str:
-    """"holds in 2, refuted in 1, unclear in 3 of 6 scenarios"."""
-    checks = [c for c in checks if c.verdict != NO_DATA]
-    n = {v: sum(1 for c in checks if c.verdict == v) for v in (stats.HOLDS, stats.DOES_NOT_HOLD, stats.INCONCLUSIVE)}
-    return (f"holds in {n[stats.HOLDS]}, refuted in {n[stats.DOES_NOT_HOLD]}, unclear in {n[stats.INCONCLUSIVE]} "
-            f"of {len(checks)} scenario{'s' if len(checks) != 1 else ''}")
-
-
-def outcome(checks: Iterable[ClaimCheck]) -> str:
-    """One word for a set of checks: the verdict they all share, "mixed", or "no data"."""
-    seen = {c.verdict for c in checks if c.verdict != NO_DATA}
-    if not seen:
-        return NO_DATA
-    return seen.pop() if len(seen) == 1 else MIXED
-
-
-def runner_verdict(verdicts: list[str]) -> str:
-    """A claim holds on a runner when it holds in every matching scenario measured there,
-    does not hold when it fails in every one, and is inconclusive otherwise."""
-    definite = [v for v in verdicts if v != NO_DATA]
-    if not definite:
-        return NO_DATA
-    if all(v == stats.HOLDS for v in definite):
-        return stats.HOLDS
-    if all(v == stats.DOES_NOT_HOLD for v in definite):
-        return stats.DOES_NOT_HOLD
-    return stats.INCONCLUSIVE
-
-
-def _result(claim: Claim, checks: list[ClaimCheck]) -> ClaimResult:
-    """The claim's checks with each runner's verdict over its scenarios."""
-    per_runner: dict[str, list[str]] = defaultdict(list)
-    for ch in checks:
-        per_runner[ch.scenario.runner].append(ch.verdict)
-    return ClaimResult(claim=claim, checks=checks,
-                       by_runner={r: runner_verdict(v) for r, v in sorted(per_runner.items())})
+        return failure_summary(m for ch in self.mine(runner) for m in ch.failed)
 
 
 def _failed(*sides: Measurement) -> tuple[Measurement, ...]:
     return tuple(m for m in sides if m.status != "ok")
 
 
-def _check(claim: Claim, sc: Scenario, r: Ratio, nf: NoiseFloor, winner: Measurement,
-           winner_name: str) -> ClaimCheck:
-    """A claim's verdict in one scenario, with the smallest effect it could have detected.
-    The margin is the larger of the noise floor and the claim's minimum effect
-    (``min_effect: 0.1`` for 10%; :data:`tfperf.stats.MIN_EFFECT` when it names none).
-
-    A claimed winner whose output is outside tolerance never wins: however fast, the
-    claim is "refuted: wrong output" (speed bought with a wrong answer is no advice)."""
+def _margin(claim: Claim, noise: NoiseFloor) -> float:
     min_effect = claim.get("min_effect")
-    v = stats.judge(r.point, r.low, r.high, nf.value,
-                    stats.MIN_EFFECT if min_effect is None else float(min_effect))
-    wrong = winner.within_tolerance is False
-    state = stats.DOES_NOT_HOLD if wrong else v.state
-    note = f"refuted: wrong output ({winner_name}'s output is outside tolerance)" if wrong else None
-    return ClaimCheck(str(claim.get("id")), sc, r, nf, state, note, detectable=v.detectable, direction=v.direction,
-                      wrong_output=wrong)
+    return max(noise.value, MARGIN if min_effect is None else float(min_effect))
+
+
+def _check(claim: Claim, sc: Scenario, r: Ratio, nf: NoiseFloor, candidate: Measurement,
+           candidate_name: str) -> ClaimCheck:
+    """The comparison in one scenario, with the smallest effect it could have detected.
+    The margin is the larger of the noise floor and the claim's minimum effect
+    (``min_effect: 0.1`` for 10%; :data:`tfperf.analyse.effects.MARGIN` when it names none).
+
+    A candidate whose output is outside tolerance is no result: however fast, speed bought
+    with a wrong answer is no advice."""
+    margin = _margin(claim, nf)
+    detectable = stats.judge(r.point, r.low, r.high, nf.value, margin).detectable
+    if candidate.within_tolerance is False:
+        return ClaimCheck(str(claim.get("id")), sc, r, nf, NO_DATA, margin,
+                          f"wrong output: {candidate_name}'s output is outside tolerance", detectable,
+                          wrong_output=True)
+    return ClaimCheck(str(claim.get("id")), sc, r, nf, effect(r.low, r.high, margin), margin, None, detectable)
 
 
 def check_claim(claim: Claim, scs: Iterable[Scenario], noise: list[Noise],
                 cache: RatioCache) -> ClaimResult:
     if is_per_step(claim):
-        return _result(claim, _per_step_checks(claim, scs, noise))
-    faster, slower = str(claim.get("faster")), str(claim.get("slower"))
+        return ClaimResult(claim, _per_step_checks(claim, scs, noise))
+    candidate, baseline = str(claim.get("candidate")), str(claim.get("baseline"))
     checks: list[ClaimCheck] = []
     for sc in scs:
         if not sc.matches(claim.get("where")):
             continue
-        f, s = sc.variants.get(faster), sc.variants.get(slower)
-        if f is None or s is None:
+        c, b = sc.variants.get(candidate), sc.variants.get(baseline)
+        if c is None or b is None:
             continue
-        if not (f.ok and s.ok):
-            bad = f if not f.ok else s
+        if not (c.ok and b.ok):
+            bad = c if not c.ok else b
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
-                                     f"{bad.variant}: {exclusion_reason(bad)}", failed=_failed(f, s)))
+                                     note=f"{bad.variant}: {exclusion_reason(bad)}", failed=_failed(c, b)))
             continue
-        nf = pair_noise(noise, s, f, sc.topic)
-        r = cache.speedup(s, f)
-        checks.append(_check(claim, sc, r, nf, f, faster))
-    return _result(claim, checks)
+        nf = pair_noise(noise, b, c, sc.topic)
+        checks.append(_check(claim, sc, cache.speedup(b, c), nf, c, candidate))
+    return ClaimResult(claim, checks)
 
 
 def _per_step_checks(claim: Claim, scs: Iterable[Scenario], noise: list[Noise]) -> list[ClaimCheck]:
@@ -263,28 +248,28 @@ def _per_step_checks(claim: Claim, scs: Iterable[Scenario], noise: list[Noise]) 
     if not param:
         raise ValueError(f"claim {claim.get('id')!r} compares per step but was not loaded with its topic's "
                          "per_step parameter (analyse.per_step.with_step_param)")
-    faster, slower = str(claim.get("faster")), str(claim.get("slower"))
+    candidate, baseline = str(claim.get("candidate")), str(claim.get("baseline"))
     checks: list[ClaimCheck] = []
     for g in step_scenarios((sc for sc in scs if sc.matches(claim.get("where"))), str(param)):
-        f, s = g.sides(faster, slower)
-        if len(f) < 2:
+        c, b = g.sides(candidate, baseline)
+        if len(c) < 2:
             continue
-        bad = [m for m in (*f.values(), *s.values()) if not m.ok]
+        bad = [m for m in (*c.values(), *b.values()) if not m.ok]
         if bad:
             checks.append(ClaimCheck(str(claim.get("id")), g.scenario, None, None, NO_DATA,
-                                     f"{bad[0].variant}: {exclusion_reason(bad[0])}", failed=_failed(*bad)))
+                                     note=f"{bad[0].variant}: {exclusion_reason(bad[0])}", failed=_failed(*bad)))
             continue
-        nf = max((pair_noise(noise, s[k], f[k], g.scenario.topic) for k in f), key=lambda n: n.value)
-        winner = next((m for m in f.values() if m.within_tolerance is False), next(iter(f.values())))
-        check = _check(claim, g.scenario, per_step_ratio(s, f), nf, winner, faster)
-        check.note = check.note or (f"per step, from calls of {' and '.join(map(str, sorted(f)))} {param} "
+        nf = max((pair_noise(noise, b[k], c[k], g.scenario.topic) for k in c), key=lambda n: n.value)
+        wrong = next((m for m in c.values() if m.within_tolerance is False), next(iter(c.values())))
+        check = _check(claim, g.scenario, per_step_ratio(b, c), nf, wrong, candidate)
+        check.note = check.note or (f"per step, from calls of {' and '.join(map(str, sorted(c)))} {param} "
                                     "(separate scenarios, not measured side by side)")
         checks.append(check)
     return checks
 
 
 def is_settings_claim(claim: Claim) -> bool:
-    return "faster_settings" in claim or "slower_settings" in claim
+    return "candidate_settings" in claim or "baseline_settings" in claim
 
 
 def _has(settings: dict[str, str], want: Mapping[str, object]) -> bool:
@@ -297,39 +282,38 @@ def check_settings_claim(claim: Claim, measurements: Iterable[Measurement], topi
     """A claim between two settings groups. A scenario is a runner, the parameters and the
     settings the claim does not set; ``where`` may name parameters and those settings.
     The noise floor is the larger of the two groups' floors. When one of the topic's
-    ``controls`` (:mod:`tfperf.analyse.controls`) failed in the scenario, a holding or
-    refuted verdict becomes "unclear": the processes were not comparable."""
-    faster, slower = str(claim.get("faster")), str(claim.get("slower"))
-    fs = {str(k): str(v) for k, v in (claim.get("faster_settings") or {}).items()}
-    ss = {str(k): str(v) for k, v in (claim.get("slower_settings") or {}).items()}
-    keys = set(fs) | set(ss)
+    ``controls`` (:mod:`tfperf.analyse.controls`) failed in the scenario, a clear finding
+    becomes "unclear": the processes were not comparable."""
+    candidate, baseline = str(claim.get("candidate")), str(claim.get("baseline"))
+    cs = {str(k): str(v) for k, v in (claim.get("candidate_settings") or {}).items()}
+    bs = {str(k): str(v) for k, v in (claim.get("baseline_settings") or {}).items()}
+    keys = set(cs) | set(bs)
     ms = [m for m in measurements if m.topic == topic]
     index = control_index(ms)
     checks: list[ClaimCheck] = []
-    for f in ms:
-        if f.variant != faster or not _has(f.settings, fs):
+    for c in ms:
+        if c.variant != candidate or not _has(c.settings, cs):
             continue
-        common = {k: v for k, v in f.settings.items() if k not in keys}
-        s = index.get((f.runner, f.params_id, slower, settings_id({**common, **ss})))
-        sc = Scenario(f.runner, topic, f.params, common)
-        if s is None or not sc.matches(claim.get("where")):
+        common = {k: v for k, v in c.settings.items() if k not in keys}
+        b = index.get((c.runner, c.params_id, baseline, settings_id({**common, **bs})))
+        sc = Scenario(c.runner, topic, c.params, common)
+        if b is None or not sc.matches(claim.get("where")):
             continue
-        sc.variants = {f.settings_id: f, s.settings_id: s}
-        if not (f.ok and s.ok):
-            bad = f if not f.ok else s
+        sc.variants = {c.settings_id: c, b.settings_id: b}
+        if not (c.ok and b.ok):
+            bad = c if not c.ok else b
             checks.append(ClaimCheck(str(claim.get("id")), sc, None, None, NO_DATA,
-                                     f"{bad.settings_id}: {exclusion_reason(bad)}", failed=_failed(f, s)))
+                                     note=f"{bad.settings_id}: {exclusion_reason(bad)}", failed=_failed(c, b)))
             continue
-        nf = pair_noise(noise, s, f, topic)
-        r = cache.speedup(s, f)
-        check = _check(claim, sc, r, nf, f, f.settings_id)
-        failed = [c for c in controls_for(f, controls, index, noise, cache) if c.failed]
-        if failed and not check.wrong_output and check.verdict != stats.INCONCLUSIVE:
-            check.verdict = stats.INCONCLUSIVE
+        nf = pair_noise(noise, b, c, topic)
+        check = _check(claim, sc, cache.speedup(b, c), nf, c, c.settings_id)
+        failed = [x for x in controls_for(c, controls, index, noise, cache) if x.failed]
+        if failed and check.finding not in (Finding.UNCLEAR, NO_DATA):
+            check.finding = Finding.UNCLEAR
             check.note = f"unclear: control failed ({failed[0].describe()})"
         checks.append(check)
-    checks.sort(key=lambda c: c.scenario.key)
-    return _result(claim, checks)
+    checks.sort(key=lambda ch: ch.scenario.key)
+    return ClaimResult(claim, checks)
 
 
 def check_any_claim(claim: Claim, measurements: list[Measurement], topic: str,
@@ -338,3 +322,16 @@ def check_any_claim(claim: Claim, measurements: list[Measurement], topic: str,
     if is_settings_claim(claim):
         return check_settings_claim(claim, measurements, topic, noise, cache, controls)
     return check_claim(claim, scenarios(measurements, topic), noise, cache)
+
+
+def runner_findings(checks: Iterable[ClaimCheck]) -> dict[str, list[ClaimCheck]]:
+    """The checks per runner, runners sorted."""
+    out: dict[str, list[ClaimCheck]] = defaultdict(list)
+    for ch in checks:
+        out[ch.scenario.runner].append(ch)
+    return dict(sorted(out.items()))
+
+
+__all__ = ["NO_DATA", "ClaimCheck", "ClaimResult", "Labeller", "check_any_claim", "check_claim",
+           "check_settings_claim", "expected", "is_settings_claim", "plain_label", "runner_findings",
+           "scenario_labels"]

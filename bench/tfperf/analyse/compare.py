@@ -1,5 +1,5 @@
 """Per scenario (runner x parameters x settings): the fastest variant whose output is
-correct, and its speedup over the default way, with a confidence interval and a verdict."""
+correct, and its speedup over the default way, with a confidence interval and its finding."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import stats
 from ..store.record_types import Scalar
 from ..topic_schema import where_holds
+from .effects import MARGIN, Finding, effect
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, params_id, settings_id
@@ -106,7 +106,7 @@ class Recommendation:
     default: str
     best: str | None
     speedup: Ratio | None          # best over default
-    verdict: str | None            # is best really faster than default? (holds/does not hold/inconclusive)
+    finding: Finding | None        # best against the default: faster / slower / the same / unclear (None: best is it)
     noise: NoiseFloor
     excluded: dict[str, str]       # variant -> reason it is never recommended
     fastest_overall: str | None    # fastest ok variant regardless of correctness
@@ -127,14 +127,15 @@ def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: Rat
     nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings), sc.topic,
                      interleave=d.interleave if d is not None else None)
     speed: Ratio | None = None
-    verdict: str | None = None
+    finding: Finding | None = None
+    margin = max(nf.value, MARGIN)
     if best is not None and d is not None and d.ok:
         speed = cache.speedup(d, best)
-        verdict = stats.verdict(speed.low, speed.high, nf.value) if best.variant != default else None
-    # A variant the best is not faster than beyond the noise ties with it (e.g. two spellings
-    # of one code path): the page names no winner among them.
+        finding = effect(speed.low, speed.high, margin) if best.variant != default else None
+    # A variant the best is not clearly faster than ties with it (e.g. two spellings of one
+    # code path): the page names no winner among them.
     tied = tuple(sorted(m.variant for m in candidates if best is not None and m is not best
-                        and cache.speedup(m, best).low <= 1.0 + nf.value))
+                        and cache.speedup(m, best).low <= 1.0 + margin))
     return Recommendation(scenario=sc, default=default, best=best.variant if best else None,
-                          speedup=speed, verdict=verdict, noise=nf, excluded=excluded,
+                          speedup=speed, finding=finding, noise=nf, excluded=excluded,
                           fastest_overall=fastest.variant if fastest else None, tied=tied)

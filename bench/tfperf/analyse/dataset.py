@@ -16,7 +16,7 @@ from ..errors import CaseGridError, ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
 from ..topic_schema import Claim
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
-from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
+from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .noise import noise_floor
 from .per_step import with_step_param
@@ -59,7 +59,8 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
             param_values=order, settings_values=sorder, per_step=t.per_step,
             baseline_settings=t.baseline_settings, settings_labels=t.settings_labels,
             settings_claims=tuple(t.settings_claims), controls=tuple(t.controls),
-            per_call={"divide_by": t.per_call.divide_by, "unit": t.per_call.unit} if t.per_call else None)
+            per_call={"divide_by": t.per_call.divide_by, "unit": t.per_call.unit} if t.per_call else None,
+            questions=tuple(t.questions), names=dict(t.names))
     return topics, errors
 
 
@@ -125,29 +126,43 @@ class Dataset:
 
     def claim_results(self, topic: str) -> list[ClaimResult]:
         if topic not in self._claims:
-            self._claims[topic] = [
+            results = [
                 check_settings_claim(c, self.current, topic, self.noise, self.cache, self.topics[topic].controls)
                 if is_settings_claim(c)
                 else check_claim(c, self.scenarios(topic), self.noise, self.cache) for c in self.claims_of(topic)]
+            self._claims[topic] = [self.named(r, topic) for r in results]
         return self._claims[topic]
+
+    def named(self, result: ClaimResult, topic: str) -> ClaimResult:
+        """``result`` naming its scenarios as the topic's YAML does (its labels, its
+        parameters' order)."""
+        info = self.topics.get(topic)
+        if info is not None:
+            result.label, result.order = info.value_label, tuple(info.param_values)
+        return result
 
     def claim_result(self, topic: str, claim_id: str) -> ClaimResult | None:
         return next((c for c in self.claim_results(topic) if c.id == claim_id), None)
 
     def version_strips(self, topic: str) -> list[VersionStrip]:
-        """Per claim and runner measured with two or more TensorFlow releases, the verdict in
-        each release (claims in the YAML's order)."""
+        """Per claim and runner measured with two or more TensorFlow releases, the finding in
+        each release (claims in the YAML's order); the headline's release is the headline."""
         if topic not in self._strips:
-            controls = self.topics[topic].controls if topic in self.topics else ()
-            self._strips[topic] = [s for c in self.claims_of(topic)
-                                   for s in version_strips(c, self.by_version, topic, self.noise, self.cache,
-                                                           controls)]
+            info = self.topics.get(topic)
+            controls = info.controls if info is not None else ()
+            self._strips[topic] = [
+                s for c in self.claims_of(topic)
+                for s in version_strips(c, self.by_version, topic, self.noise, self.cache, controls,
+                                        headline=self.claim_result(topic, str(c.get("id"))),
+                                        label=info.value_label if info is not None else plain_label,
+                                        order=tuple(info.param_values) if info is not None else (),
+                                        values=info.param_values if info is not None else None)]
         return self._strips[topic]
 
     def changed_claims(self, topic: str) -> set[str]:
-        """Claims whose verdict changed between TensorFlow releases on some runner, by the
+        """Claims whose finding changed between TensorFlow releases on some runner, by the
         rule of the "Across versions" section (:attr:`VersionStrip.changes`), so that a
-        claims table's "flipped" mark never contradicts it."""
+        claims table's "changed" mark never contradicts it."""
         return {s.claim_id for s in self.version_strips(topic) if s.changed}
 
     def settings_speedups(self, topic: str) -> list[SettingsSpeedup]:
@@ -179,7 +194,7 @@ class Dataset:
                 "speedup": sp.ratio.point if sp.ratio else None,
                 "speedup_low": sp.ratio.low if sp.ratio else None,
                 "speedup_high": sp.ratio.high if sp.ratio else None,
-                "verdict": "baseline" if sp.is_baseline else (sp.verdict or sp.problem or "–"),
+                "finding": "baseline" if sp.is_baseline else (str(sp.finding) if sp.finding else sp.problem or "–"),
                 "noise": sp.noise.value if sp.noise else None,
                 "status": "stale" if m.stale else ("ok" if m.ok else m.status),
                 "commit": (m.commit or "")[:10], "date": m.finished_at.date().isoformat(),

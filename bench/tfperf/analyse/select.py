@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import HARNESS_VERSION
-from ..topic_schema import Claim, Control
+from ..topic_schema import Claim, Control, Question
 from .records import Measurement
 from .versions import HISTORY_PROFILE, release_key
 
@@ -43,6 +43,21 @@ class TopicInfo:
     per_call: dict[str, str] | None = None
     # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/per_step.py).
     per_step: str | None = None
+    questions: tuple[Question, ...] = ()      # what the page answers first (analyse/answers.py)
+    names: dict[str, str] = field(default_factory=dict)    # variant -> its short name in the answers
+
+    def value_label(self, name: str, value: object) -> str:
+        """A parameter's or setting's value in reader words: its ``settings_labels`` text
+        when the YAML gives one, else a name as it is ("mlp") and a number with its
+        parameter ("batch 1")."""
+        labels = self.settings_labels.get(name) or {}
+        if str(value) in labels or "*" in labels:
+            return self.setting_label(name, value)
+        return str(value) if isinstance(value, str) and not value.isdigit() else f"{name} {value}"
+
+    def display_name(self, variant: str) -> str:
+        """The variant's short name (``names:``), else its label."""
+        return self.names.get(variant) or self.variant_labels.get(variant, variant)
 
     def setting_label(self, name: str, value: object) -> str:
         """The YAML's `settings_labels` text for one value ("*" is a template), else name=value."""

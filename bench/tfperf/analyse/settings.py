@@ -3,8 +3,9 @@
 For topics whose comparisons are between settings rather than variants (cpu_threads:
 threads, OMP_NUM_THREADS, oneDNN), every measured settings group is compared with the
 baseline group for the same runner, parameters and variant: median(baseline) /
-median(group) with the bootstrap CI of :func:`tfperf.stats.ratio_ci`, and a verdict
-against the runner's noise floor (the larger of the two groups' floors).
+median(group) (or, measured side by side, the median of per-round ratios) with its CI,
+and its finding (:func:`tfperf.analyse.effects.effect`: faster, slower, the same or
+unclear, with the margin of every comparison of the guide).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import stats
 from ..store.record_types import Scalar
 from .compare import exclusion_reason
+from .effects import MARGIN, Finding, effect
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
@@ -28,7 +29,7 @@ class SettingsSpeedup:
     baseline: Measurement | None
     ratio: Ratio | None          # speedup of this group over the baseline (> 1: faster)
     noise: NoiseFloor | None
-    verdict: str | None          # holds: faster beyond noise; refuted: slower beyond it; None: is the baseline
+    finding: Finding | None      # faster / slower / the same / unclear; None: the baseline, or no ratio
     problem: str | None = None   # why there is no ratio
 
     @property
@@ -46,10 +47,6 @@ class SettingsSpeedup:
     @property
     def params(self) -> dict[str, Scalar]:
         return self.measurement.params
-
-
-# A settings group against the baseline is a two-sided question: faster, slower or neither.
-_TWO_SIDED = {"faster": stats.HOLDS, "slower": stats.DOES_NOT_HOLD}
 
 
 def pair_noise(noise: list[Noise], a: Measurement, b: Measurement, topic: str) -> NoiseFloor:
@@ -90,6 +87,5 @@ def settings_speedups(measurements: Iterable[Measurement], topic: str, baseline:
             continue
         nf = pair_noise(noise, b, m, topic)
         r = cache.speedup(b, m)
-        way = stats.judge(r.point, r.low, r.high, nf.value).direction
-        out.append(SettingsSpeedup(m, b, r, nf, _TWO_SIDED.get(way, stats.INCONCLUSIVE)))
+        out.append(SettingsSpeedup(m, b, r, nf, effect(r.low, r.high, max(nf.value, MARGIN))))
     return out

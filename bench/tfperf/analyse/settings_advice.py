@@ -8,10 +8,10 @@ knobs at once stay in the tables. A group that a negative control says must meas
 same as the baseline (``threads=<cores>``, :mod:`tfperf.analyse.controls`) is no choice.
 
 Each choice is judged per scenario (runner, parameters, variant and the settings outside
-the baseline) against the baseline group: faster, slower, level, or unclear (the interval
+the baseline) against the baseline group: faster, slower, the same, or unclear (the interval
 straddles the margin, or a control of the scenario failed, so its processes were not
-comparable). The margin is the pair's noise floor and at least :data:`tfperf.stats.MIN_EFFECT`,
-as for the claims.
+comparable). The margin is the pair's noise floor and at least
+:data:`tfperf.analyse.effects.MARGIN`, as for the claims.
 
 The advice names a setting to *use* only when it is faster beyond the noise in most of
 its scenarios and slower in none; otherwise it says to keep the baseline, and lists the
@@ -23,17 +23,19 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import stats
 from ..store.record_types import Scalar
 from .controls import controls_for
 from .controls import index as control_index
 from .dataset import Dataset
+from .effects import MARGIN, Finding, Summary, effect, summarise
+from .effects import Point as EffectPoint
 from .records import Measurement
 
-FASTER, SLOWER, LEVEL, UNCLEAR = "faster", "slower", "level", "unclear"
+FASTER, SLOWER, LEVEL, UNCLEAR = Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Point:
     speedup: float                # baseline time / this group's time (> 1: faster)
     low: float
     high: float
-    outcome: str                  # FASTER / SLOWER / LEVEL / UNCLEAR
+    outcome: Finding              # FASTER / SLOWER / LEVEL (the same) / UNCLEAR
     note: str | None = None       # e.g. the control that failed
 
     @property
@@ -82,7 +84,7 @@ class Choice:
     value: str                     # its value, e.g. "1"
     points: list[Point] = field(default_factory=list)
 
-    def count(self, outcome: str) -> int:
+    def count(self, outcome: Finding) -> int:
         return sum(1 for p in self.points if p.outcome == outcome)
 
     @property
@@ -122,6 +124,21 @@ class Choice:
     def recommended(self) -> bool:
         """Faster beyond the noise in most of its scenarios and slower in none."""
         return self.wins * 2 > self.scenarios and self.losses == 0
+
+    def runners(self) -> list[str]:
+        return sorted({p.measurement.runner for p in self.points})
+
+    def summary(self, runner: str, label: Callable[[str, object], str] | None = None) -> Summary:
+        """Its findings over the runner's scenarios (:func:`tfperf.analyse.effects.summarise`),
+        each scenario named by what varies between them."""
+        mine = [p for p in self.points if p.measurement.runner == runner]
+        varying = [k for k in dict.fromkeys(k for p in mine for k in p.params)
+                   if len({str(p.params.get(k)) for p in mine}) > 1]
+        name = label or (lambda k, v: f"{k} {v}")
+        return summarise(EffectPoint(p.outcome, p.speedup, p.low, p.high, dict(p.params),
+                                     ", ".join(name(k, p.params[k]) for k in varying if k in p.params)
+                                     or "the one scenario")
+                         for p in mine)
 
     def never_pays(self, order: dict[str, list[Any]] | None = None) -> tuple[Condition | None, list[Point]]:
         """Where it does not pay, said as briefly as the data allows: the parameter values
@@ -191,9 +208,8 @@ def _ordered(values: list[str], declared: list[Any] | None) -> list[str]:
     return sorted(values, key=lambda v: (rank.get(v, len(rank)), v))
 
 
-def _outcome(speedup: float, low: float, high: float, noise: float) -> str:
-    way = stats.judge(speedup, low, high, noise, stats.MIN_EFFECT).direction
-    return {"faster": FASTER, "slower": SLOWER, "same": LEVEL}.get(way, UNCLEAR)
+def _outcome(low: float, high: float, noise: float) -> Finding:
+    return effect(low, high, max(noise, MARGIN))
 
 
 def advise_settings(ds: Dataset, topic: str) -> SettingsAdvice | None:
@@ -216,7 +232,7 @@ def advise_settings(ds: Dataset, topic: str) -> SettingsAdvice | None:
             continue                      # a group that must measure the same as the baseline
         (name, value), = turned.items()
         r = sp.ratio
-        outcome = _outcome(r.point, r.low, r.high, sp.noise.value)
+        outcome = _outcome(r.low, r.high, sp.noise.value)
         failed = [c for c in controls if c.failed]
         note = None
         if failed and outcome in (FASTER, SLOWER):

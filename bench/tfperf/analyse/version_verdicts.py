@@ -1,42 +1,38 @@
-"""A claim's verdict per TensorFlow release, on one runner: the strip of verdicts a topic
-page shows under "Across versions", and the release where the verdict changed.
+"""A claim's finding per TensorFlow release, on one runner: the strip a topic page shows under
+"Across versions", and the releases where the finding changed.
 
-Per release, the claim is judged over its scenarios as everywhere else
-(:func:`tfperf.analyse.claims.verdict_words`: "holds", "refuted: slower", "depends on the
-case", ...). Only scenarios measured with two or more releases enter a strip, so every
-release is judged on the same grid (the published profile's extra scenarios, measured with
-one release only, would otherwise look like a change in the newest one). A release whose
-results are ``unavailable`` (the variant does not exist there: an API that is missing,
-``tf_keras`` before 2.15) is "not available", with the reason; one without results for the
-claim is "not measured"; neither counts as a change.
+A release's cell summarises the scenarios measured with that release
+(:func:`tfperf.analyse.effects.summarise`), in the same words as everywhere else. The
+release of the page's headline (the current results) is the headline itself, so the two
+agree; older releases were measured on each topic's smaller ``history`` grid, and the strip
+says how many scenarios each release had (:attr:`VersionStrip.grid_note`).
+
+A release **changes** a finding only when, on the scenarios it shares with the release
+measured before it, the finding differs (neither being unclear) and, in at least one of
+those scenarios, the two releases' 95% confidence intervals do not overlap
+(:func:`changed`). A release whose results are ``unavailable`` (the variant does not exist
+there: an API that is missing, ``tf_keras`` before 2.15) is "not available", with the
+reason; one without results for the claim is "not measured"; neither counts as a change.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TypedDict
 
 from ..topic_schema import Claim, Control
-from .claims import NO_DATA, ClaimCheck, check_any_claim, verdict_words
+from .claims import NO_DATA, ClaimCheck, ClaimResult, Labeller, check_any_claim, plain_label, scenario_labels
 from .compare import Scenario
+from .effects import Finding, Summary, Verdict, summarise, summary_text, verdict
 from .ratios import RatioCache
 from .records import Measurement, Noise, params_id, settings_id
 from .versions import UNAVAILABLE, listing, short_labels, sort_versions, span
 
-HOLDS, REFUTED, UNCLEAR, MIXED = "holds", "refuted", "unclear", "depends on the case"
 NOT_AVAILABLE, FAILED, NOT_MEASURED = "not available", "failed", "not measured"
-DEFINITE = (HOLDS, REFUTED, UNCLEAR, MIXED)      # the kinds a change is read from
-
-
-def kind_of(word: str) -> str:
-    """The verdict a change is read from, of a :func:`verdict_words` phrase: "holds where
-    clear" is "holds", "refuted: slower" is "refuted", "depends on the case" stays."""
-    for kind in (HOLDS, REFUTED, MIXED):
-        if word.startswith(kind.split()[0]):
-            return kind
-    return UNCLEAR
+CLEAR = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.DEPENDS)   # what a change is read from
 
 
 def reason(m: Measurement) -> str:
@@ -56,28 +52,63 @@ class VersionCell:
     """The claim with one release on one runner."""
 
     version: str                              # the TensorFlow release ("2.15.1")
-    kind: str                                 # a DEFINITE kind, NOT_AVAILABLE, FAILED or NOT_MEASURED
-    word: str                                 # verdict_words over its scenarios ("refuted: slower"), else the kind
-    checks: tuple[ClaimCheck, ...] = ()       # the scenarios judged (with a verdict)
+    kind: str                                 # a Finding's text, NOT_AVAILABLE, FAILED or NOT_MEASURED
+    text: str                                 # the summary in words, else the kind
+    checks: tuple[ClaimCheck, ...] = ()       # the scenarios with data
+    summary: Summary | None = None
+    verdict: Verdict | None = None
     unavailable: tuple[str, ...] = ()         # distinct reasons, also when only some scenarios are unavailable
     unavailable_scenarios: int = 0
     failures: tuple[str, ...] = ()            # distinct error lines of failed (not unavailable) results
+    headline: bool = False                    # the page's current results (the release of the headline)
 
     @property
     def definite(self) -> bool:
-        return self.kind in DEFINITE
+        return self.summary is not None and self.summary.finding != Finding.NO_DATA
+
+    @property
+    def finding(self) -> Finding | None:
+        return self.summary.finding if self.summary is not None else None
 
 
 @dataclass(frozen=True)
 class Change:
-    """The verdict changed at ``version``: ``kind`` from then on, ``before`` in the run of
-    measured releases just before it (``before_versions``)."""
+    """The finding changed at ``version``: ``after`` from there, ``before`` in ``before_version``
+    (the release measured just before), on the scenarios the two share."""
 
     version: str
-    kind: str
-    before: str
-    before_versions: tuple[str, ...]
-    from_first: bool                          # the old verdict held from the first release measured
+    before_version: str
+    before: Finding
+    after: Finding
+
+
+def _key(ch: ClaimCheck) -> str:
+    return f"{settings_id(ch.scenario.settings)} {params_id(ch.scenario.params)}"
+
+
+def _overlap(a: ClaimCheck, b: ClaimCheck) -> bool:
+    ra, rb = a.ratio, b.ratio
+    return ra is None or rb is None or not (ra.high < rb.low or rb.high < ra.low)
+
+
+def changed(before: VersionCell, after: VersionCell, label: Labeller = plain_label, order: Sequence[str] = ()
+            ) -> Change | None:
+    """The change from ``before`` to ``after``, if any (see the module's docstring)."""
+    old = {_key(ch): ch for ch in before.checks}
+    new = {_key(ch): ch for ch in after.checks}
+    common = [k for k in new if k in old]
+    if not common:
+        return None
+    def summary(cells: dict[str, ClaimCheck]) -> Finding:
+        chs = [cells[k] for k in common]
+        labels = scenario_labels([c.scenario for c in chs], label, order)
+        return summarise(c.point(labels[c.scenario.key]) for c in chs).finding
+    f0, f1 = summary(old), summary(new)
+    if f0 == f1 or f0 not in CLEAR or f1 not in CLEAR:
+        return None
+    if all(_overlap(old[k], new[k]) for k in common):
+        return None
+    return Change(after.version, before.version, f0, f1)
 
 
 @dataclass
@@ -86,7 +117,8 @@ class VersionStrip:
     claim: Claim
     runner: str
     cells: list[VersionCell]                  # every release measured on this runner for the topic, in order
-    scenarios: tuple[str, ...]                # the scenarios judged in every release, as labels
+    label: Labeller = plain_label
+    order: tuple[str, ...] = ()               # the topic's parameters in declared order
 
     @property
     def claim_id(self) -> str:
@@ -102,46 +134,13 @@ class VersionStrip:
 
     @property
     def changes(self) -> list[Change]:
-        """Each release whose verdict differs from the run of releases before it, whose
-        speedup moved by more than ``CROSS_RUN`` from the release just before, and whose
-        verdict the next release keeps (releases not available, failed or not measured are
-        passed over). A verdict that flips while the speedup stays put is the claim sitting
-        on its margin (:attr:`borderline`)."""
+        """Each release whose finding changed from the release with results before it."""
         out: list[Change] = []
-        run: list[VersionCell] = []
-        first = True
         cells = [c for c in self.cells if c.definite]
-        for i, c in enumerate(cells):
-            if run and self._starts_run(run, c, cells[i + 1:]):
-                out.append(Change(c.version, c.kind, run[0].kind, tuple(x.version for x in run), first))
-                run, first = [], False
-            run.append(c)
-        return out
-
-    @staticmethod
-    def _starts_run(run: list[VersionCell], c: VersionCell, later: list[VersionCell]) -> bool:
-        """``c`` changes the verdict of ``run``: another verdict that is not "unclear" (a
-        measurement that cannot tell does not overturn one that could), a speedup that
-        moved more than ``CROSS_RUN``, and the next release with a verdict (if any) agrees
-        with it, so that one release's blip in a claim with several scenarios is not a
-        change."""
-        return (c.kind != run[0].kind and c.kind != UNCLEAR and moved(run[-1], c)
-                and (not later or later[0].kind == c.kind))
-
-    @property
-    def borderline(self) -> list[VersionCell]:
-        """Releases whose verdict differs from their run's without a change: the speedup
-        moved less than ``CROSS_RUN`` (the verdict follows the noise between runs), or the
-        next release went back."""
-        out: list[VersionCell] = []
-        run: list[VersionCell] = []
-        cells = [c for c in self.cells if c.definite]
-        for i, c in enumerate(cells):
-            if run and self._starts_run(run, c, cells[i + 1:]):
-                run = []
-            if run and c.kind != run[0].kind:
-                out.append(c)
-            run.append(c)
+        for a, b in pairwise(cells):
+            ch = changed(a, b, self.label, self.order)
+            if ch is not None:
+                out.append(ch)
         return out
 
     @property
@@ -149,108 +148,94 @@ class VersionStrip:
         return bool(self.changes)
 
     @property
-    def latest(self) -> Change | None:
-        """The change since which the newest verdict holds."""
-        ch = self.changes
-        return ch[-1] if ch else None
+    def grid_note(self) -> str | None:
+        """Where releases were measured on fewer scenarios than the headline: "2.12–2.20: 1
+        scenario each (the versions' smaller grid); 2.21: 10", else None."""
+        counts = {c.version: len(c.checks) for c in self.cells if c.definite}
+        head = next((c for c in self.cells if c.headline and c.definite), None)
+        if head is None or all(n == counts[head.version] for n in counts.values()):
+            return None
+        labels = short_labels(self.versions)
+        small = [v for v, n in counts.items() if n < counts[head.version]]
+        sizes = sorted({counts[v] for v in small})
+        each = (f"{sizes[0]} scenario{'s' if sizes[0] != 1 else ''}{' each' if len(small) > 1 else ''}"
+                if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} scenarios")
+        return (f"{span([labels[v] for v in small])}: {each} (the smaller grid measured for every release); "
+                f"{labels[head.version]}: {counts[head.version]} (the full grid of this page)")
 
 
-# Releases are measured in different runs (other processes, minutes or hours apart): the
-# same speedup measured in two runs agrees within 10% (the reproducibility target of
-# scripts/method_report.py). A smaller move between two releases is not read as a change.
-CROSS_RUN = 0.10
-
-
-def moved(a: VersionCell, b: VersionCell, margin: float = CROSS_RUN) -> bool:
-    """Whether the claim's speedup moved by more than ``margin`` from release ``a`` to ``b``
-    in a scenario both measured (True when they share none: nothing says it stayed)."""
-    ra = {_scenario_id(ch): ch.ratio.point for ch in a.checks if ch.ratio is not None}
-    rb = {_scenario_id(ch): ch.ratio.point for ch in b.checks if ch.ratio is not None}
-    common = [k for k in ra if k in rb and ra[k] > 0]
-    if not common:
-        return True
-    return any(abs(rb[k] / ra[k] - 1.0) > margin for k in common)
-
-
-def _cell(version: str, checks: list[ClaimCheck]) -> VersionCell:
-    definite = [c for c in checks if c.verdict != NO_DATA]
-    na = [c for c in checks if c.verdict == NO_DATA and any(m.status == UNAVAILABLE for m in c.failed)]
+def _cell(version: str, checks: list[ClaimCheck], expect: Finding | None, label: Labeller,
+          order: Sequence[str] = (), headline: bool = False,
+          values: Mapping[str, Sequence[object]] | None = None) -> VersionCell:
+    data = [c for c in checks if c.has_data]
+    na = [c for c in checks if not c.has_data and any(m.status == UNAVAILABLE for m in c.failed)]
     reasons = tuple(dict.fromkeys(reason(m) for c in na for m in c.failed if m.status == UNAVAILABLE))
-    failures = tuple(dict.fromkeys(reason(m) for c in checks if c.verdict == NO_DATA
+    failures = tuple(dict.fromkeys(reason(m) for c in checks if not c.has_data
                                    for m in c.failed if m.status != UNAVAILABLE))
-    if definite:
-        word = verdict_words(definite)
-        kind = kind_of(word)
-    elif na:
-        kind = word = NOT_AVAILABLE
-    elif failures:
-        kind = word = FAILED
-    else:
-        kind = word = NOT_MEASURED
-    return VersionCell(version, kind, word, tuple(definite), reasons, len(na), failures)
-
-
-def _scenario_id(ch: ClaimCheck) -> str:
-    return f"{settings_id(ch.scenario.settings)} {params_id(ch.scenario.params)}"
+    if data:
+        labels = scenario_labels([c.scenario for c in data], label, order)
+        s = summarise(c.point(labels[c.scenario.key]) for c in data)
+        return VersionCell(version, str(s.finding), summary_text(s, values, label=label, total=len(checks) - len(na)), tuple(data), s,
+                           verdict(expect, s) if expect is not None else None, reasons, len(na), failures, headline)
+    kind = NOT_AVAILABLE if na else FAILED if failures else NOT_MEASURED
+    return VersionCell(version, kind, kind, (), None, None, reasons, len(na), failures, headline)
 
 
 def version_strips(claim: Claim, measurements: Iterable[Measurement], topic: str, noise: list[Noise],
-                   cache: RatioCache, controls: tuple[Control, ...] = ()) -> list[VersionStrip]:
-    """Per runner measured with two or more releases: the claim's verdict in each release,
-    over the scenarios measured with at least two. ``measurements``: one per (runner,
-    case, release), any status (``select.per_version``)."""
+                   cache: RatioCache, controls: tuple[Control, ...] = (), headline: ClaimResult | None = None,
+                   label: Labeller = plain_label, order: Sequence[str] = (),
+                   values: Mapping[str, Sequence[object]] | None = None) -> list[VersionStrip]:
+    """Per runner measured with two or more releases: the claim's finding in each release.
+    ``measurements``: one per (runner, case, release), any status (``select.per_version``);
+    ``headline``: the claim on the current results, whose release's cell it becomes."""
     mine = [m for m in measurements if m.topic == topic]
     by_version: dict[str, list[Measurement]] = defaultdict(list)
     measured: dict[str, set[str]] = defaultdict(set)
     for m in mine:
         by_version[m.tensorflow].append(m)
         measured[m.runner].add(m.tensorflow)
-    table: dict[tuple[str, str], dict[str, ClaimCheck]] = defaultdict(dict)
-    labels: dict[tuple[str, str], str] = {}
+    per: dict[tuple[str, str], list[ClaimCheck]] = defaultdict(list)
     for version in sort_versions(by_version):
         for ch in check_any_claim(claim, by_version[version], topic, noise, cache, controls).checks:
-            k = (ch.scenario.runner, _scenario_id(ch))
-            table[k][version] = ch
-            labels[k] = scenario_label(ch.scenario)
+            per[(ch.scenario.runner, version)].append(ch)
+    expect = headline.expect if headline is not None else Finding.FASTER
     strips = []
     for runner in sorted(measured):
         versions = sort_versions(measured[runner])
-        keys = sorted(k for k, by in table.items() if k[0] == runner and len(by) >= 2)
-        if len(versions) < 2 or not keys:
+        if len(versions) < 2 or not any(per.get((runner, v)) for v in versions):
             continue
-        cells = [_cell(v, [table[k][v] for k in keys if v in table[k]]) for v in versions]
-        strips.append(VersionStrip(topic, claim, runner, cells, tuple(labels[k] for k in keys)))
+        head_checks = headline.mine(runner) if headline is not None else []
+        head_versions = sort_versions({m.tensorflow for ch in head_checks for m in ch.scenario.variants.values()})
+        head = head_versions[-1] if len(head_versions) == 1 else None
+        cells = [_cell(v, head_checks, expect, label, order, True, values) if v == head
+                 else _cell(v, per.get((runner, v), []), expect, label, order, values=values) for v in versions]
+        strips.append(VersionStrip(topic, claim, runner, cells, label, tuple(order)))
     return strips
 
 
 # -- in words (plain strings; the renderer escapes them) -----------------------------------
 
-def change_text(change: Change, labels: dict[str, str], changes: int = 1) -> str:
-    """"since TF 2.16: refuted (was: holds up to 2.15)"; "... (was: unclear in 2.17; 3
-    changes across the releases measured)" when it changed more than once."""
-    before = [labels.get(v, v) for v in change.before_versions]
-    when = f"up to {before[-1]}" if change.from_first else f"in {span(before)}"
-    more = f"; {changes} changes across the releases measured" if changes > 1 else ""
-    return f"since TF {labels.get(change.version, change.version)}: {change.kind} (was: {change.before} {when}{more})"
+def change_text(change: Change, labels: dict[str, str]) -> str:
+    """"since TF 2.16: slower (was: the same in 2.15)"."""
+    return (f"since TF {labels.get(change.version, change.version)}: {change.after} "
+            f"(was: {change.before} in {labels.get(change.before_version, change.before_version)})")
 
 
 def steady_text(strip: VersionStrip, labels: dict[str, str]) -> str:
-    """For a strip without a change: "holds in every release measured (2.12, 2.15 and
-    2.21); not available in 2.12"."""
+    """For a strip without a change: "slower in every release with results (2.12 to
+    2.21)"; "...; not available in 2.12"."""
     def named(kind: str) -> str:
         return listing([labels.get(c.version, c.version) for c in strip.cells if c.kind == kind])
 
     definite = [c for c in strip.cells if c.definite]
-    edge = strip.borderline
-    if definite and edge:
-        kind = definite[0].kind
-        others = listing([f"{c.kind} in {labels.get(c.version, c.version)}" for c in edge])
-        out = (f"{kind} in {named(kind)}; {others}, with a speedup within "
-               f"{CROSS_RUN:.0%} of the release before: the claim sits on its margin, not a change")
+    kinds = list(dict.fromkeys(c.kind for c in definite))
+    if len(kinds) == 1:
+        out = f"{kinds[0]} in every release with results ({span([labels.get(c.version, c.version) for c in definite])})"
     elif definite:
-        out = f"{definite[0].kind} in every release with a verdict ({named(definite[0].kind)})"
+        out = "; ".join(f"{k} in {named(k)}" for k in kinds) + (
+            " (no change: where the finding differs, the confidence intervals overlap, or a release is unclear)")
     else:
-        out = "no verdict in any release measured"
+        out = "no results in any release measured"
     for kind in (NOT_AVAILABLE, FAILED, NOT_MEASURED):
         if any(c.kind == kind for c in strip.cells):
             out += f"; {kind} in {named(kind)}"
@@ -258,14 +243,16 @@ def steady_text(strip: VersionStrip, labels: dict[str, str]) -> str:
 
 
 def strip_text(strip: VersionStrip, labels: dict[str, str] | None = None) -> str:
-    """The strip in one line: its latest change, or that it did not change."""
+    """The strip in one line: its changes, or that it did not change."""
     labels = labels or short_labels(strip.versions)
-    latest = strip.latest
-    return change_text(latest, labels, len(strip.changes)) if latest else "no change: " + steady_text(strip, labels)
+    changes = strip.changes
+    if changes:
+        return "; ".join(change_text(c, labels) for c in changes)
+    return "no change: " + steady_text(strip, labels)
 
 
 class SpeedupRow(TypedDict):
-    """A point of a strip's chart: the claimed winner's speedup in one release and scenario."""
+    """A point of a strip's chart: the candidate's speedup in one release and scenario."""
 
     version: str                  # the release's short label
     tensorflow: str
@@ -273,13 +260,13 @@ class SpeedupRow(TypedDict):
     speedup: float
     speedup_low: float
     speedup_high: float
-    verdict: str
+    finding: str
     noise: float | None
 
 
 def speedup_rows(strip: VersionStrip, labels: dict[str, str] | None = None) -> list[SpeedupRow]:
-    """The speedup of the claimed winner per release and scenario, with its 95% CI: the
-    rows behind a strip's chart."""
+    """The speedup of the candidate per release and scenario, with its 95% CI: the rows
+    behind a strip's chart."""
     labels = labels or short_labels(strip.versions)
     rows: list[SpeedupRow] = []
     for cell in strip.cells:
@@ -289,5 +276,10 @@ def speedup_rows(strip: VersionStrip, labels: dict[str, str] | None = None) -> l
             rows.append({"version": labels.get(cell.version, cell.version), "tensorflow": cell.version,
                          "scenario": scenario_label(ch.scenario), "speedup": ch.ratio.point,
                          "speedup_low": ch.ratio.low, "speedup_high": ch.ratio.high,
-                         "verdict": ch.verdict, "noise": ch.noise.value if ch.noise else None})
+                         "finding": str(ch.finding), "noise": ch.noise.value if ch.noise else None})
     return rows
+
+
+__all__ = ["FAILED", "NOT_AVAILABLE", "NOT_MEASURED", "NO_DATA", "Change", "SpeedupRow", "VersionCell",
+           "VersionStrip", "change_text", "changed", "speedup_rows", "steady_text", "strip_text",
+           "version_strips"]

@@ -1,5 +1,5 @@
 """The home page's table of claims × TensorFlow releases: every claim measured with two or
-more releases, grouped by topic in the pages' reading order, with its verdict per release
+more releases, grouped by topic in the pages' reading order, with its finding per release
 (:mod:`tfperf.analyse.version_verdicts`); one row per runner where several runners were
 measured across releases."""
 
@@ -22,8 +22,8 @@ class VersionRow:
     def cell(self, version: str) -> VersionCell:
         """The claim's cell for ``version``; "not measured" where this runner did not
         measure the topic with it."""
-        return next((c for c in self.strip.cells if c.version == version), VersionCell(version, NOT_MEASURED,
-                                                                                          NOT_MEASURED))
+        return next((c for c in self.strip.cells if c.version == version),
+                    VersionCell(version, NOT_MEASURED, NOT_MEASURED))
 
 
 @dataclass

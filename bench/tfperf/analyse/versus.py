@@ -7,10 +7,11 @@ where this machine sits against each published runner and profile:
   through the shared :class:`RatioCache`): 0.8 means this machine takes 80% of their time;
 * whether this machine's median falls inside their spread (their interquartile range, and
   the 95% CI of their median);
-* per claim of a topic, the verdict here beside the verdict on each runner over the same
-  cases (``analyse.claims.check_claim``);
-* per scenario, whether the variant the page recommends for that runner is significantly
-  faster than the default way here too (``stats.verdict`` with this machine's noise floor).
+* per claim of a topic, the finding here beside the finding on each runner over the same
+  cases (``analyse.claims``, in the words of ``analyse.effects``);
+* per scenario, whether the variant the page recommends for that runner is faster than
+  the default way here too (``effects.effect`` with this machine's noise floor);
+* which published runner has this machine's CPU (``RunnerSummary.same_cpu``).
 
 Plain functions over loaded documents, no formatting (see ``tfperf.render.versus_text``).
 """
@@ -18,16 +19,18 @@ Plain functions over loaded documents, no formatting (see ``tfperf.render.versus
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import stats
 from ..errors import TfperfError
+from ..hardware import cpu_identity, isa_class
 from ..store.record_types import Environment, ResultsDoc, Scalar
 from ..topic_schema import Claim, Control
-from .claims import NO_DATA, ClaimCheck, check_any_claim, runner_verdict
+from .claims import NO_DATA, ClaimResult, Labeller, check_any_claim, plain_label
 from .compare import Scenario, exclusion_reason, recommend, scenarios
+from .effects import MARGIN, Finding, effect
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, read_documents, settings_id
@@ -120,32 +123,41 @@ class ClaimVersus:
     topic: str
     claim_id: str
     text: str
-    here: str                          # verdict here over the cases measured here
+    here: str                          # the finding here over the cases measured here, in words
+    here_finding: Finding
     here_ratio: tuple[float, float] | None   # smallest and largest speedup point here
-    there: dict[str, str]              # runner -> verdict over the same scenarios
-    agree: list[str]                   # runners whose verdict equals the one here
+    there: dict[str, str]              # runner -> its finding over the same scenarios, in words
+    there_finding: dict[str, Finding]
+    agree: list[str]                   # runners whose finding equals the one here
 
 
-def _verdict_over(checks: Iterable[ClaimCheck], runner: str, keys: set[tuple[str, str]] | None = None) -> str:
-    """The runner's verdict over its checks, limited to the scenarios in ``keys``."""
-    return runner_verdict([c.verdict for c in checks
-                           if c.scenario.runner == runner and (keys is None or c.scenario.key[1:] in keys)])
+def _over(res: ClaimResult, runner: str, keys: set[tuple[str, str]] | None = None) -> tuple[Finding, str]:
+    """The runner's finding over its checks, limited to the scenarios in ``keys``, and its words."""
+    kept = ClaimResult(res.claim, [c for c in res.checks if c.scenario.runner == runner
+                                   and (keys is None or c.scenario.key[1:] in keys)], res.label, res.order)
+    return kept.summary(runner).finding, kept.summary_text(runner)
 
 
 def claim_versus(topic: str, claim: Claim, here: Side, others: list[Side],
-                 cache: RatioCache, controls: tuple[Control, ...] = ()) -> ClaimVersus:
+                 cache: RatioCache, controls: tuple[Control, ...] = (),
+                 label: Labeller = plain_label, order: Sequence[str] = ()) -> ClaimVersus:
     """A claim between variants or between settings groups, here and on each runner over
     the scenarios measured here."""
     res = check_any_claim(claim, here.measurements, topic, here.noise, cache, controls)
-    verdict_here = _verdict_over(res.checks, here.name)
+    res.label, res.order = label, order
+    f_here, t_here = _over(res, here.name)
     points = [c.ratio.point for c in res.checks if c.ratio is not None]
     keys = {c.scenario.key[1:] for c in res.checks}
-    there = {o.name: _verdict_over(check_any_claim(claim, o.measurements, topic, o.noise, cache, controls).checks,
-                                   o.name, keys) for o in others}
-    agree = [n for n, v in there.items() if v == verdict_here and v != NO_DATA]
+    there: dict[str, tuple[Finding, str]] = {}
+    for o in others:
+        theirs = check_any_claim(claim, o.measurements, topic, o.noise, cache, controls)
+        theirs.label, theirs.order = label, order
+        there[o.name] = _over(theirs, o.name, keys)
+    agree = [n for n, (f, _) in there.items() if f == f_here and f != NO_DATA]
     return ClaimVersus(topic=topic, claim_id=str(claim.get("id")), text=str(claim.get("text", claim.get("id"))),
-                       here=verdict_here, here_ratio=(min(points), max(points)) if points else None,
-                       there=there, agree=agree)
+                       here=t_here, here_finding=f_here, here_ratio=(min(points), max(points)) if points else None,
+                       there={n: t for n, (_, t) in there.items()}, there_finding={n: f for n, (f, _) in there.items()},
+                       agree=agree)
 
 
 # -- recommendations -----------------------------------------------------------------------
@@ -159,10 +171,10 @@ class RecommendationVersus:
     default: str
     there_best: str | None             # the variant the page recommends for that runner
     there_speedup: Ratio | None        # over the default, there
-    there_verdict: str | None
+    there_finding: Finding | None
     here_best: str | None              # fastest correct variant here
     here_speedup: Ratio | None         # of their recommendation over the default, here
-    here_verdict: str | None
+    here_finding: Finding | None
     holds_here: bool | None            # None: cannot tell (missing or failed here)
     note: str | None = None
 
@@ -174,8 +186,8 @@ def recommendation_versus(topic: str, default: str, sc_there: Scenario, sc_here:
     best = rec_there.best
     out = RecommendationVersus(topic=topic, runner=sc_there.runner, params=sc_there.params,
                                settings=sc_there.settings, default=default, there_best=best,
-                               there_speedup=rec_there.speedup, there_verdict=rec_there.verdict,
-                               here_best=rec_here.best, here_speedup=None, here_verdict=None, holds_here=None)
+                               there_speedup=rec_there.speedup, there_finding=rec_there.finding,
+                               here_best=rec_here.best, here_speedup=None, here_finding=None, holds_here=None)
     if best is None:
         out.note = "no correct variant there"
         return out
@@ -190,16 +202,16 @@ def recommendation_versus(topic: str, default: str, sc_there: Scenario, sc_here:
         return out
     if best == default:
         # They recommend the default way: it holds here unless something is clearly faster here.
-        out.holds_here = rec_here.best == default or rec_here.verdict != stats.HOLDS
+        out.holds_here = rec_here.best == default or rec_here.finding != Finding.FASTER
         out.here_speedup = rec_here.speedup
-        out.here_verdict = rec_here.verdict
+        out.here_finding = rec_here.finding
         if not out.holds_here:
             out.note = f"here {rec_here.best} is faster than the default"
         return out
     r = cache.ratio(d.samples, b.samples)
     out.here_speedup = r
-    out.here_verdict = stats.verdict(r.low, r.high, here.noise_floor(sc_here.settings).value)
-    out.holds_here = out.here_verdict == stats.HOLDS
+    out.here_finding = effect(r.low, r.high, max(here.noise_floor(sc_here.settings).value, MARGIN))
+    out.holds_here = out.here_finding == Finding.FASTER
     return out
 
 
@@ -213,6 +225,7 @@ class RunnerSummary:
     description: str | None
     contributed_by: str | None
     cpu: str | None
+    same_cpu: bool                     # the published runner's CPU is this machine's (hardware.cpu_identity)
     cases: int                         # cases measured on both sides
     typical_ratio: float | None        # median over cases of time here / time there
     in_iqr: int
@@ -248,6 +261,8 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
         summaries.append(RunnerSummary(
             name=o.name, runner=o.runner, profile=o.profile, description=o.description,
             contributed_by=o.contributed_by, cpu=o.environment.get("cpu_model") if o.environment else None,
+            same_cpu=bool(here.environment and o.environment
+                          and cpu_identity(dict(here.environment)) == cpu_identity(dict(o.environment))),
             cases=len(rows),
             typical_ratio=stats.median([c.ratio.point for c in rows]) if rows else None,
             in_iqr=sum(c.in_iqr for c in rows), in_ci=sum(c.in_ci for c in rows)))
@@ -258,7 +273,8 @@ def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: 
         info = topics.get(topic)
         if info is None:
             continue
-        claims += [claim_versus(topic, c, here, others, cache, info.controls)
+        claims += [claim_versus(topic, c, here, others, cache, info.controls, info.value_label,
+                                tuple(info.param_values))
                    for c in (*info.claims, *info.settings_claims)]
         mine_sc = {sc.key[1:]: sc for sc in here.scenarios(topic)}
         for o in others:
@@ -280,6 +296,7 @@ def as_json(v: Versus) -> dict[str, object]:
     return {
         "here": {"runner": v.here.runner, "profile": v.here.profile, "path": v.here.path,
                  "cpu": env.get("cpu_model"), "cores": env.get("cores"),
+                 "cpu_class": isa_class(isa) if isinstance(isa := env.get("isa"), Mapping) else None,
                  "results": len(v.here.measurements)},
         "ratio_meaning": "time here / time there (median over median); below 1 means faster here",
         "runners": [dataclasses.asdict(s) for s in v.runners],
@@ -289,12 +306,16 @@ def as_json(v: Versus) -> dict[str, object]:
                    "inside_iqr": c.in_iqr, "inside_ci": c.in_ci, "here_version": c.here_version,
                    "there_version": c.there_version, "stale": c.stale} for c in v.cases],
         "claims": [{"topic": c.topic, "claim": c.claim_id, "text": c.text, "here": c.here,
+                    "here_finding": str(c.here_finding),
                     "here_speedup_range": list(c.here_ratio) if c.here_ratio else None,
-                    "there": c.there, "agree": c.agree} for c in v.claims],
+                    "there": c.there, "there_finding": {k: str(f) for k, f in c.there_finding.items()},
+                    "agree": c.agree} for c in v.claims],
         "recommendations": [{"topic": r.topic, "runner": r.runner, "params": r.params, "settings": r.settings,
                              "default": r.default, "recommended": r.there_best,
-                             "there_speedup": ratio(r.there_speedup), "there_verdict": r.there_verdict,
-                             "here_speedup": ratio(r.here_speedup), "here_verdict": r.here_verdict,
+                             "there_speedup": ratio(r.there_speedup),
+                             "there_finding": str(r.there_finding) if r.there_finding else None,
+                             "here_speedup": ratio(r.here_speedup),
+                             "here_finding": str(r.here_finding) if r.here_finding else None,
                              "best_here": r.here_best, "holds_here": r.holds_here, "note": r.note}
                             for r in v.recommendations],
         "errors": v.errors,

@@ -1,0 +1,258 @@
+"""The reader's questions and their answers, in the guide's one vocabulary
+(:mod:`tfperf.analyse.effects`).
+
+* :func:`claim_answer`: one claim on each runner: its finding over the runner's scenarios
+  in words, with magnitudes and the exceptions named, whether the source's answer holds,
+  and the hardware and release it was measured on. Every place that states a claim's
+  finding (home, the topic's answers, claims table and "Do this", the versions strip, the
+  this-machine box, ``tfperf compare``) takes its words from here.
+* :func:`question_answers`: a topic's ``questions:``, each answered from its claims: a lead
+  ("Yes", "No", "It depends", "Unclear") from the leading claim, then one sentence per
+  claim and runner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..hardware import isa_class, vendor
+from .claims import ClaimResult
+from .dataset import Dataset
+from .effects import EXPECTED, Finding, Summary, Verdict, brief_text, expectation_text, phrase, range_text, summary_rest
+from .records import Runner
+from .versions import minor, sort_versions
+
+
+def hardware_name(runner: Runner | None, label: str = "") -> str:
+    """A runner's machine as a reader names it: "2-core Intel Xeon (AMX)", "2-core AMD EPYC
+    (AVX2)"; the label when no environment was recorded."""
+    env = runner.latest_environment() if runner is not None else None
+    if env is None:
+        return label or "unknown machine"
+    model = str(env.get("cpu_model") or "")
+    model = re.sub(r"\((R|TM|tm)\)", "", model)
+    model = re.sub(r"\b(CPU|Processor)\b.*$", "", model).strip() or vendor(model, str(env.get("machine") or ""))
+    isa = isa_class(env.get("isa") or {})
+    extra = "" if isa in ("unknown", "base") else f" ({isa.upper() if isa != 'neon' else 'NEON'})"
+    gpu = f", {env['gpus'][0].get('name')}" if env.get("gpus") else ""
+    return f"{env.get('cores')}-core {model}{extra}{gpu}"
+
+
+def short_name(hardware: str) -> str:
+    """A hardware name without its vendor: "2-core Xeon (AMX)", "2-core EPYC (AVX2)"."""
+    words = hardware.split(" ")
+    if len(words) > 3 and words[0].endswith("-core") and words[1].lower() in ("intel", "amd", "apple", "arm"):
+        words = [words[0], *words[2:]]
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class RunnerAnswer:
+    """One claim on one runner."""
+
+    runner: str
+    hardware: str                 # hardware_name ("2-core Intel Xeon (AMX)")
+    short: str                    # short_name ("Xeon (AMX)")
+    releases: str                 # the TensorFlow releases of its results ("2.21")
+    summary: Summary
+    text: str                     # the summary in words ("slower in 9 of 10 scenarios (0.20×–0.95×); ...")
+    rest: str                     # the same without its leading finding ("in 9 of 10 scenarios ...")
+    brief: str                    # without the exceptions' names ("faster in 3 of 4 scenarios (...); unclear in 1")
+    verdict: Verdict | None       # None: a comparison no source made
+
+    @property
+    def finding(self) -> Finding:
+        return self.summary.finding
+
+
+@dataclass(frozen=True)
+class ClaimAnswer:
+    topic: str
+    claim_id: str
+    claim_text: str               # the source's claim, as the topic YAML quotes it
+    candidate: str                # short names of the two sides
+    baseline: str
+    scope: str                    # the claim's `where` in words ("at batch 1"), or ""
+    expect: Finding | None        # what the source said; None: a comparison no source made
+    runners: tuple[RunnerAnswer, ...]
+    verdict_text: str             # over runners ("holds on both runners")
+
+    def sentence(self, r: RunnerAnswer) -> str:
+        """The finding as a sentence: "jit_compile=True is slower than plain tf.function in
+        9 of 10 scenarios (0.20×–0.95×); faster in 1: mlp, batch 1 (1.06×)"."""
+        f = r.finding
+        lead = phrase(f, f"{self.candidate} {self.scope}".strip(), self.baseline)
+        if f in (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR):
+            return f"{lead} {r.rest}"
+        if f == Finding.NO_DATA and r.rest:          # every result failed, or gave a wrong output
+            return f"{self.candidate} {self.scope}".strip() + f" against {self.baseline}: {r.rest}"
+        return f"{lead}: {r.rest}" if r.rest else lead
+
+    @property
+    def disagreement(self) -> str | None:
+        """Where the runners' findings differ, in one sentence: "The machines disagree: faster
+        on the Xeon (AMX), the same on the EPYC (AVX2)."; None where they agree."""
+        clear = {r.finding for r in self.runners if r.finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME,
+                                                                   Finding.DEPENDS)}
+        if len(clear) < 2:               # one machine unclear is no disagreement: it could not tell
+            return None
+        return "The machines disagree: " + ", ".join(f"{r.finding} on the {r.short}" for r in self.runners) + "."
+
+    def line(self) -> str:
+        """The claim on every runner in one line, for a question with several claims: "ONNX
+        Runtime at batch 1 against a tf.function: faster in all 4 scenarios (2.2×–11×)",
+        each runner's part after its short name when there are several."""
+        head = f"{self.candidate}{' ' + self.scope if self.scope else ''} against {self.baseline}"
+        if len(self.runners) == 1:
+            return f"{head}: {self.runners[0].text}"
+        return f"{head}: " + "; ".join(f"{r.short}: {r.text}" for r in self.runners)
+
+    def verdict_sentence(self, r: RunnerAnswer) -> str:
+        """"The source said faster; does not hold: ..." in words."""
+        if self.expect is None or r.verdict is None:
+            return f"{self.sentence(r)}."
+        return f"The source said {expectation_text(self.expect)}; {r.verdict}: {self.sentence(r)}."
+
+
+def _releases(cr: ClaimResult, runner: str) -> str:
+    versions = sort_versions({m.tensorflow for ch in cr.mine(runner) for m in ch.scenario.variants.values()})
+    return ", ".join(dict.fromkeys(minor(v) for v in versions)) or "–"
+
+
+def claim_answer(ds: Dataset, topic: str, claim_id: str) -> ClaimAnswer | None:
+    cr = ds.claim_result(topic, claim_id)
+    if cr is None:
+        return None
+    info = ds.topics.get(topic)
+    order = info.param_values if info else None
+    claim = cr.claim
+    if "candidate_settings" in claim or "baseline_settings" in claim:
+        cand, base = (", ".join(ds.setting_label(topic, k, v) for k, v in (scope or {}).items())
+                      for scope in (claim.get("candidate_settings"), claim.get("baseline_settings")))
+    else:
+        cand, base = ((info.display_name(str(claim.get(side))) if info else str(claim.get(side)))
+                      for side in ("candidate", "baseline"))
+    runners = tuple(RunnerAnswer(r, hw, short_name(hw), _releases(cr, r), s,
+                                 cr.summary_text(r, order),
+                                 (summary_rest(s, order, label=cr.label, total=len(cr.mine(r)))
+                                  + cr.summary_extra(r)).removeprefix("; "),
+                                 brief_text(s, total=len(cr.mine(r))) if s.n else cr.summary_text(r, order), cr.verdict(r))
+                    for r in cr.runners for s in (cr.summary(r),)       # a runner whose results failed says so
+                    for hw in (hardware_name(ds.runners.get(r), r),))
+    where: Mapping[str, object] = {k: v for k, v in (claim.get("where") or {}).items()
+                                   if info is None or k in info.param_values}
+    def values(vs: object) -> list[object]:
+        return vs if isinstance(vs, list) else [vs]
+    # "at batch 1" for numbers, "for the small model or small_2019 model" for names
+    scope = " and ".join(
+        ("at " if all(isinstance(v, (int, float)) for v in values(vs)) else "for ")
+        + " or ".join(info.value_label(k, v) if info else f"{k} {v}" for v in values(vs))
+        for k, vs in where.items())
+    if claim.get("compare") == "per_step":          # the fixed cost of a call apart (analyse/per_step.py)
+        base = f"{base} (per step)"
+    return ClaimAnswer(topic, cr.id, str(claim.get("text", cr.id)), cand, base, scope, cr.expect, runners,
+                       cr.verdict_text())
+
+
+# -- questions -------------------------------------------------------------------------------
+
+LEADS = {"yes": "Yes", "no": "No", Finding.DEPENDS: "It depends on the case", Finding.UNCLEAR: "Unclear",
+         Finding.NO_DATA: "No results yet"}
+
+
+def lead_word(finding: Finding, yes: Finding | None) -> str:
+    """"Yes" when the leading claim's finding is the one that means yes, "No" for another
+    clear finding, else "It depends", "Unclear" or "No results yet"; no word ("") for a
+    question that is not asked yes or no."""
+    if yes is None:
+        return ""
+    if finding == yes:
+        return LEADS["yes"]
+    if finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME):
+        return LEADS["no"]
+    return LEADS[finding]
+
+
+@dataclass(frozen=True)
+class QuestionAnswer:
+    topic: str
+    id: str
+    ask: str
+    lead: str                                  # "Yes", "No", "It depends"... (when all runners agree)
+    leads: tuple[tuple[str, str], ...]         # (short hardware name, lead) per runner
+    claims: tuple[ClaimAnswer, ...]            # the leading one first
+    note: str | None
+
+    @property
+    def hardware(self) -> list[str]:
+        return list(dict.fromkeys(r.hardware for c in self.claims for r in c.runners))
+
+    def lead_text(self) -> str:
+        """The lead as a sentence: "Yes." for one machine, "No on both machines measured.",
+        or, where the machines differ, "On the 2-core EPYC (AVX2): it depends. On the 2-core
+        Xeon (AMX): no." ("" for a question not asked yes or no)."""
+        if not self.lead:
+            return ""
+        if len({w for _, w in self.leads}) > 1:
+            return " ".join(f"On the {hw}: {w[0].lower()}{w[1:]}." for hw, w in self.leads)
+        n = len(self.leads)
+        return self.lead + (" on both machines measured." if n == 2
+                            else f" on all {n} machines measured." if n > 2 else ".")
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(hardware, sentence) per claim and runner, the leading claim first."""
+        return [(r.hardware, c.sentence(r)) for c in self.claims for r in c.runners]
+
+    def one_line(self) -> str:
+        """The answer in one line, for the home page (the exceptions are on the topic's
+        page): for one claim, "jit_compile=True is slower than plain tf.function: in 9 of 10
+        scenarios (0.20×–0.95×) on the Xeon (AMX)"; for several, each claim's finding with
+        the range of its leading finding: "ONNX Runtime at batch 1: faster (2.2×–11×); ..."."""
+        if not any(c.runners for c in self.claims):
+            return str(Finding.NO_DATA)
+        if len(self.claims) > 1:
+            common = Counter(c.baseline for c in self.claims).most_common(1)[0][0]
+            against = "" if common in self.ask else f"Against {common}: "     # the question may name it
+            return against + "; ".join(f"{c.candidate}{' ' + c.scope if c.scope else ''}"
+                             f"{'' if c.baseline == common else ' against ' + c.baseline}: {_briefly(c)}"
+                             for c in self.claims if c.runners)
+        c = self.claims[0]
+        kinds = {r.finding for r in c.runners}
+        head = phrase(kinds.pop(), c.candidate, c.baseline) if len(kinds) == 1 else (
+            f"{c.candidate} against {c.baseline}")
+        if len({r.finding for r in c.runners}) == 1:
+            return f"{head}: " + "; ".join(f"{r.rest.split('; ')[0]} on the {r.short}" for r in c.runners)
+        parts = []
+        for r in c.runners:
+            first = r.rest.split("; ")[0]
+            sep = ": " if r.finding == Finding.DEPENDS else " "
+            parts.append(f"on the {r.short}, {r.finding}{sep}{first}")
+        return f"{head}: " + "; ".join(parts)
+
+
+def _briefly(c: ClaimAnswer) -> str:
+    """A claim's finding on every runner in a few words: "faster (2.2×–11×)", or per runner
+    where they differ: "faster on the Xeon (AMX), the same on the EPYC (AVX2)"."""
+    kinds = {r.finding for r in c.runners}
+    if len(kinds) == 1:
+        f = kinds.pop()
+        pts = [p.speedup for r in c.runners for p in r.summary.of(f) if p.speedup is not None]
+        return f"{f} ({range_text(pts)})" if pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else str(f)
+    return ", ".join(f"{r.finding} on the {r.short}" for r in c.runners)
+
+
+def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
+    info = ds.topics.get(topic)
+    out: list[QuestionAnswer] = []
+    for q in (info.questions if info else ()):
+        claims = tuple(a for cid in q.get("claims", []) if (a := claim_answer(ds, topic, str(cid))) is not None)
+        yes = EXPECTED[str(q["yes_if"])] if q.get("yes_if") else None
+        leads = tuple((r.short, lead_word(r.finding, yes)) for r in (claims[0].runners if claims else ()))
+        kinds = {word for _, word in leads}
+        lead = kinds.pop() if len(kinds) == 1 else ("It depends on the machine" if kinds else LEADS[Finding.NO_DATA])
+        out.append(QuestionAnswer(topic, str(q.get("id")), str(q.get("ask")), lead, leads, claims,
+                                  str(q["note"]) if q.get("note") else None))
+    return out
