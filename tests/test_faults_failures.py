@@ -10,6 +10,7 @@ The docstring lines "Fault:" / "Happens:" / "Kept:" feed the guide's "Faults we 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -29,6 +30,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 VALID = FIXTURES / "results" / "valid.json"
 SNIPPETS = FIXTURES / "failures" / "snippets"
 RUNNER = "linux-x86_64-2core-cpu"
+HARDWARE = "2-core Intel Xeon (AVX512)"      # the runner's machine as the pages name it
 ERROR = "timeout: ValueError: &lt;script&gt;alert(1)&lt;/script&gt;"
 
 
@@ -40,29 +42,46 @@ def ds(tmp_path: Path) -> Dataset:
     return analyse(tmp_path / "results", SNIPPETS)
 
 
+def _text(html: str) -> str:
+    """What a reader sees: the page without its tags (and their data attributes)."""
+    return re.sub(r"<[^>]+>", " ", html)
+
+
 def _render(ds: Dataset, placeholder: str, topic_pages: set[str] | None = None) -> str:
     ctx = Context(ds, prefix="../", svgs=SvgCache(None), topic_pages=topic_pages)
     return str(render_block(parse_block(placeholder), ctx))
 
 
 def test_a_claim_whose_variant_only_failed_says_failed_with_the_first_error(ds: Dataset, tmp_path: Path) -> None:
-    """Fault: a claim whose faster variant has only failed results (it timed out on every runner; its error message carries HTML).
-    Happens: the claim says "failed: 1 case" with the first error, escaped, on the home page (headline findings), on its topic page (claims table, per runner) and in inline verdicts; never "no results yet", which stays for claims nothing was run for.
+    """Fault: a claim whose candidate variant has only failed results (it timed out on every runner; its error message carries HTML).
+    Happens: the claim says "failed: 1 case" with the first error, escaped, on the home page (headline findings), on its topic page (claims table, per runner, and every scenario) and in inline verdicts; never "no results yet", which stays for claims nothing was run for.
     Kept: the failure record itself, and the verdicts of the topic's other claims."""
     cr = ds.claim_result("predict_loop", "on_batch_beats_predict")
     assert cr is not None
-    assert cr.summary == "failed: 1 case (first error: timeout: ValueError: <script>alert(1)</script>)"
+    failed = "failed: 1 case (first error: timeout: ValueError: <script>alert(1)</script>)"
+    assert cr.verdict_text() == failed
+    assert cr.runners == [RUNNER] and cr.runners_with_data == []
+    assert cr.summary_text(RUNNER) == f"no result in 1 ({failed})"
     home = _render(ds, "findings")
     topic = _render(ds, "claims predict_loop")
     inline = str(render_inline(parse_inline('verdict("predict_loop", "on_batch_beats_predict")'), ds))
     for html in (home, topic, inline):
         assert f"failed: 1 case (first error: {ERROR})" in html
-        assert "<script>" not in html and "no results yet" not in html
-    assert f"<code>{RUNNER}</code>: " in topic and f"(failed: 1 case (first error: {ERROR}))" in topic
+        assert "<script>" not in html
+    assert "no results yet" not in _text(home) and "no results yet" not in _text(inline)
     other = ds.claim_result("predict_loop", "function_beats_predict")
-    assert other is not None and other.summary.startswith("holds")    # the other claim is unaffected
+    assert other is not None and other.verdict_text() == "holds"    # the other claim is unaffected
     never = analyse(tmp_path / "nothing", SNIPPETS).claim_result("predict_loop", "on_batch_beats_predict")
-    assert never is not None and never.summary == "no results yet"
+    assert never is not None and never.verdict_text() == "no results yet"
+    # The topic page says on which machine it failed, and no scenario of the claim reads
+    # "no results yet": its one scenario was run, and failed.
+    row = next(r for r in topic.split("<tr>") if "predict_on_batch is faster than predict." in r)
+    problems = []
+    if f"<strong>{HARDWARE}</strong>: " not in row:
+        problems.append(f"the claims table does not name the machine it failed on: {row}")
+    if "no results yet" in _text(topic):
+        problems.append("a failed scenario reads \"no results yet\" on the topic page")
+    assert problems == []
 
 
 def test_failures_of_a_topic_without_a_page_are_listed_on_the_data_page(ds: Dataset, tmp_path: Path) -> None:

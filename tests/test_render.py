@@ -66,7 +66,9 @@ def test_changed_result_changes_chart_and_table(tmp_path: Path) -> None:
     a_small = next(r for r in after_ds.recommendations(TOPIC)
                    if r.scenario.runner == "fixture-a" and r.scenario.params["size"] == "small")
     assert a_small.best == "slow_default"
-    assert "the default is fastest" in after_table
+    assert "the default is the fastest" in after_table and "the default is the fastest" not in before_table
+    # that row's "faster" finding is gone with it; the other rows keep theirs
+    assert after_table.count("tfperf-verdict tfperf-faster") == before_table.count("tfperf-verdict tfperf-faster") - 1
 
 
 def test_markup_in_data_is_escaped(tmp_path: Path) -> None:
@@ -135,7 +137,12 @@ def test_inline_figures() -> None:
     assert "95% CI" in one and "×" in one
     many = str(render_inline(parse_inline('speedup("fixture_topic", "fast_beats_default")'), ds))
     assert " to " in many
-    assert "holds on 1, refuted: no difference on 1 of 2 runners" in str(render_inline(parse_inline('verdict("fixture_topic", "fast_beats_default")'), ds))
+    # fast is 2x faster on runner A, the same as the default on runner B: the source's "faster" holds on one
+    verdict = str(render_inline(parse_inline('verdict("fixture_topic", "fast_beats_default")'), ds))
+    assert ">holds on 1, does not hold on 1 of 2 runners<" in verdict
+    # the tooltip says what was found where: the claim, then each machine's finding
+    assert 'title="fast is faster than the default. 2-core Fixture (AVX2): faster in all 2 scenarios (2×); ' in verdict
+    assert "the same in all 2 scenarios" in verdict
     with pytest.raises(DirectiveError):
         render_inline(parse_inline('verdict("fixture_topic", "no_such_claim")'), ds)
 

@@ -1,5 +1,6 @@
-"""Settings comparisons (cpu_threads-like topics): speedups against baseline_settings,
-settings_claims verdicts, the settings chart and table. Frozen fixture:
+"""Settings comparisons (cpu_threads-like topics): speedups against baseline_settings and
+their findings, settings_claims' findings and whether their sources' claims hold, the
+settings chart and table, and prose that branches on a finding. Frozen fixture:
 tests/fixtures/site/gaps/ (made by tests/fixtures/site/make_gaps_fixture.py)."""
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tfperf import stats
 from tfperf.analyse import analyse
+from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.settings import baseline_of
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import DirectiveError, parse_block
@@ -40,6 +41,14 @@ def _render(ds, text: str) -> str:  # type: ignore[no-untyped-def]
     return str(render_block(parse_block(text), Context(ds, prefix="../../", svgs=SvgCache(None))))
 
 
+def _verdicts(cr) -> dict[str, Verdict | None]:  # type: ignore[no-untyped-def]
+    return {r: cr.verdict(r) for r in cr.runners}
+
+
+def _findings(cr) -> dict[str, Finding]:  # type: ignore[no-untyped-def]
+    return {r: cr.summary(r).finding for r in cr.runners}
+
+
 def test_baseline_keeps_settings_the_baseline_does_not_name() -> None:
     assert baseline_of({"threads": "2", "onednn": "0", "keras": "2"}, {"threads": "default", "onednn": "1"}) == \
         {"threads": "default", "onednn": "1", "keras": "2"}
@@ -48,33 +57,44 @@ def test_baseline_keeps_settings_the_baseline_does_not_name() -> None:
 def test_speedups_against_baseline_settings(ds) -> None:  # type: ignore[no-untyped-def]
     sps = {(s.runner, s.measurement.settings_id, s.params["batch"]): s for s in ds.settings_speedups(T)}
     base = sps[("fixture-a", "onednn=1,threads=default", 64)]
-    assert base.is_baseline and base.ratio is not None and base.ratio.point == 1.0 and base.verdict is None
+    assert base.is_baseline and base.ratio is not None and base.ratio.point == 1.0 and base.finding is None
     off = sps[("fixture-a", "onednn=0,threads=default", 64)]
     assert off.baseline is base.measurement
     assert off.ratio is not None and off.ratio.point == pytest.approx(0.5, rel=0.02)
     assert off.ratio.low <= off.ratio.point <= off.ratio.high
-    assert off.verdict == stats.DOES_NOT_HOLD          # slower than the baseline beyond noise
+    assert off.finding == Finding.SLOWER               # its whole CI below the baseline, beyond the margin
     one = sps[("fixture-a", "onednn=1,threads=1", 64)]
     assert one.ratio is not None and one.ratio.point == pytest.approx(1 / 1.8, rel=0.02)
+    assert one.finding == Finding.SLOWER
     omp = sps[("fixture-b", "onednn=1,threads=omp1", 1)]
-    assert omp.verdict == stats.INCONCLUSIVE
+    assert omp.ratio is not None and 0.95 < omp.ratio.low <= omp.ratio.high < 1.05
+    assert omp.finding == Finding.SAME                 # its whole CI within the ±5% margin
     # runner A measured 4 threads, runner B (2 cores) did not
     assert ("fixture-a", "onednn=1,threads=4", 1) in sps and ("fixture-b", "onednn=1,threads=4", 1) not in sps
 
 
-def test_settings_claim_verdicts(ds) -> None:  # type: ignore[no-untyped-def]
+def test_settings_claim_findings_and_verdicts(ds) -> None:  # type: ignore[no-untyped-def]
     res = {c.id: c for c in ds.claim_results(T)}
-    assert res["onednn_faster"].by_runner == {"fixture-a": stats.HOLDS, "fixture-b": stats.HOLDS}
+    assert _findings(res["onednn_faster"]) == {"fixture-a": Finding.FASTER, "fixture-b": Finding.FASTER}
+    assert _verdicts(res["onednn_faster"]) == {"fixture-a": Verdict.HOLDS, "fixture-b": Verdict.HOLDS}
     assert len(res["onednn_faster"].checks) == 4       # 2 runners x 2 batches, threads=default only
     assert all(c.scenario.settings == {"threads": "default"} for c in res["onednn_faster"].checks)
-    assert res["one_thread_slower"].summary == "holds on all 2 runners"
+    assert res["one_thread_slower"].verdict_text() == "holds on both runners"
     assert [c.scenario.params["batch"] for c in res["one_thread_slower"].checks] == [64, 64]
-    # Level within the noise: the claimed speedup is excluded (refuted, direction "same").
-    assert set(res["omp_faster"].by_runner.values()) == {stats.REFUTED}
-    assert {c.direction for c in res["omp_faster"].checks} == {"same"}
-    assert set(res["one_thread_faster_batch"].by_runner.values()) == {stats.DOES_NOT_HOLD}
-    # the noise floor is the runner's A/A floor for one of the two groups
+    # Level within the margin: the same, so the source's "faster" does not hold ...
+    omp = res["omp_faster"]
+    assert {c.finding for c in omp.checks} == {Finding.SAME}
+    assert set(_findings(omp).values()) == {Finding.SAME} and set(_verdicts(omp).values()) == {Verdict.DOES_NOT_HOLD}
+    assert omp.summary_text("fixture-a") == "the same in all 2 scenarios (1×)"
+    # ... nor does a claim whose candidate is slower; the finding tells the two apart
+    batch = res["one_thread_faster_batch"]
+    assert set(_findings(batch).values()) == {Finding.SLOWER}
+    assert set(_verdicts(batch).values()) == {Verdict.DOES_NOT_HOLD}
+    assert batch.verdict_text() == "does not hold on both runners"
+    # the noise floor is the runner's A/A floor for one of the two groups; "the same" means
+    # within the larger of that and the 5% margin
     assert all(c.noise is not None and c.noise.value == pytest.approx(0.02) for c in res["onednn_faster"].checks)
+    assert all(c.margin == pytest.approx(0.05) for c in res["onednn_faster"].checks)
 
 
 def test_a_changed_result_changes_the_verdict_and_the_outputs(tmp_path: Path) -> None:
@@ -91,9 +111,14 @@ def test_a_changed_result_changes_the_verdict_and_the_outputs(tmp_path: Path) ->
     path.write_text(json.dumps(doc))
     after = analyse(root, FIX / "snippets")
     res = {c.id: c for c in after.claim_results(T)}
-    assert res["onednn_faster"].by_runner["fixture-a"] == stats.DOES_NOT_HOLD
-    assert res["onednn_faster"].by_runner["fixture-b"] == stats.HOLDS
-    assert _render(after, "settings fixture_settings") != before_table
+    assert _findings(res["onednn_faster"]) == {"fixture-a": Finding.SLOWER, "fixture-b": Finding.FASTER}
+    assert _verdicts(res["onednn_faster"]) == {"fixture-a": Verdict.DOES_NOT_HOLD, "fixture-b": Verdict.HOLDS}
+    assert res["onednn_faster"].verdict_text() == "does not hold on 1, holds on 1 of 2 runners"
+    after_table = _render(after, "settings fixture_settings")
+    assert after_table != before_table
+    # oneDNN off was slower than on everywhere; on runner A it is now faster, and the table says so
+    assert "tfperf-faster" not in before_table and "tfperf-faster" in after_table.split("Runner fixture-b")[0]
+    assert "tfperf-faster" not in after_table.split("Runner fixture-b")[1]
     assert settings_chart_spec(after.settings_rows(T), x="threads", color="onednn") != before_chart
 
 
@@ -138,10 +163,11 @@ def test_settings_chart_block_and_key(ds) -> None:  # type: ignore[no-untyped-de
 
 def test_settings_table_filters_and_labels(ds) -> None:  # type: ignore[no-untyped-def]
     html = _render(ds, "settings fixture_settings threads=default,omp1 onednn=1")
-    assert "baseline" in html and "OMP_NUM_THREADS=1" in html and "within noise" in html
+    assert "baseline" in html and "OMP_NUM_THREADS=1" in html and "the same</span>" in html and "tfperf-same" in html
+    assert "noise floor ±2%" in html and "tfperf-slower" not in html      # one thread via OpenMP: the same
     assert "oneDNN off" not in html and "intra-op threads" not in html
     full = _render(ds, "settings fixture_settings")
-    assert "oneDNN off" in full and "slower" in full and "Runner fixture-b" in full
+    assert "oneDNN off" in full and "slower</span>" in full and "Runner fixture-b" in full
     with pytest.raises(DirectiveError):
         _render(ds, "settings fixture_settings cores=4")
 
@@ -149,26 +175,39 @@ def test_settings_table_filters_and_labels(ds) -> None:  # type: ignore[no-untyp
 def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped-def]
     html = _render(ds, "claims fixture_settings")
     assert "speedup of oneDNN on over oneDNN off" in html
-    assert "holds on all 2 runners" in html
+    rows = {r.split("<br>")[0]: r for r in html.split("<tr><td>")[1:]}
+    onednn = rows["oneDNN on is faster than off."]
+    assert "the source said: faster" in onednn
+    # each runner by its hardware: the claim holds, with the finding over its scenarios
+    assert onednn.count("tfperf-holds") == 2 and "4-core Fixture (AVX2)" in onednn and "2-core Fixture (AVX2)" in onednn
+    assert "faster in all 2 scenarios (2×)" in onednn
+    omp = rows["OMP_NUM_THREADS=1 is faster."]
+    assert omp.count("does not hold</span>") == 2 and omp.count("the same in all 2 scenarios") == 2
 
 
-def test_prose_branches_on_the_outcome(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_prose_branches_on_the_finding(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from tfperf.render.directives import parse_inline
     from tfperf.render.inline import render_inline
 
-    def when(claim: str, ds=ds) -> str:  # type: ignore[no-untyped-def]
+    def when(claim: str, ds=ds, where: str = "") -> str:  # type: ignore[no-untyped-def]
         return str(render_inline(parse_inline(
-            f'when("fixture_settings", "{claim}", holds="still <b>holds</b>", does_not_hold="no longer `holds`", '
-            'inconclusive="cannot be told from noise", mixed="depends")'), ds))
+            f'when("fixture_settings", "{claim}", {where}faster="still <b>faster</b>", slower="now `slower`", '
+            'same="no different", unclear="cannot be told", depends="it depends")'), ds))
 
-    assert "still &lt;b&gt;holds&lt;/b&gt;" in when("onednn_faster")          # escaped
-    assert "no longer <code>holds</code>" in when("one_thread_faster_batch")
-    assert "cannot be told from noise" in when("omp_faster")
+    assert "still &lt;b&gt;faster&lt;/b&gt;" in when("onednn_faster")          # escaped
+    assert "now <code>slower</code>" in when("one_thread_faster_batch")
+    assert "no different" in when("omp_faster")
+    assert 'data-outcome="the same"' in when("omp_faster")
+    # without a text for the finding, its word
+    assert ">the same</span>" in str(render_inline(parse_inline('when("fixture_settings", "omp_faster")'), ds))
     with pytest.raises(DirectiveError):
         render_inline(parse_inline('when("fixture_settings", "omp_faster", sometimes="x")'), ds)
+    with pytest.raises(DirectiveError):       # the old vocabulary's keys are no findings
+        render_inline(parse_inline('when("fixture_settings", "omp_faster", holds="x")'), ds)
     with pytest.raises(DirectiveError):
-        render_inline(parse_inline('when("fixture_settings", "nope", holds="x")'), ds)
-    # runner A's oneDNN-off results become 4x faster: the outcome turns mixed, and the text with it
+        render_inline(parse_inline('when("fixture_settings", "nope", faster="x")'), ds)
+    # runner A's oneDNN-off results become 4x faster: the runners now disagree, and the text
+    # names each runner's finding instead of one branch
     root = _copy(tmp_path)
     path = root / "fixture-a" / "full.json"
     doc = json.loads(path.read_text())
@@ -177,7 +216,12 @@ def test_prose_branches_on_the_outcome(ds, tmp_path: Path) -> None:  # type: ign
             r["timing"]["samples"] = [x / 4 for x in r["timing"]["samples"]]
             r["timing"]["summary"] = {k: v if k == "n" else v / 4 for k, v in r["timing"]["summary"].items()}
     path.write_text(json.dumps(doc))
-    assert "depends" in when("onednn_faster", analyse(root, FIX / "snippets"))
+    after = analyse(root, FIX / "snippets")
+    split = when("onednn_faster", after)
+    assert "slower on the 4-core Fixture (AVX2); faster on the 2-core Fixture (AVX2)" in split
+    assert "still" not in split and "now" not in split
+    assert "now <code>slower</code>" in when("onednn_faster", after, 'runner="fixture-a", ')
+    assert "still &lt;b&gt;faster&lt;/b&gt;" in when("onednn_faster", after, 'runner="fixture-b", ')
 
 
 def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyped-def]
@@ -186,7 +230,7 @@ def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyp
 
     def when(extra: str) -> str:
         return str(render_inline(parse_inline(
-            f'when("fixture_settings", "onednn_faster", {extra}holds="yes", mixed="mixed", no_data="none")'), ds))
+            f'when("fixture_settings", "onednn_faster", {extra}faster="yes", depends="it depends", no_data="none")'), ds))
 
     assert "yes" in when('batch=64, ')
     assert "yes" in when('runner="fixture-b", ')
@@ -208,9 +252,9 @@ def test_settings_table_order_follows_the_yaml(ds) -> None:  # type: ignore[no-u
 def test_a_failed_control_makes_the_scenarios_settings_claims_unclear(tmp_path: Path) -> None:
     """On the 4-core fixture runner A, threads=4 must measure as the default does. With
     runner A's threads=4 samples made equal to the default's, the control passes; then make
-    the default group 30% slower at batch 64: the control fails there, the claims that
-    compare that scenario's groups become "unclear" naming the control, and batch 1 keeps
-    its verdicts."""
+    the default group 30% slower at batch 64: the control fails there, the claims' findings
+    in that scenario become "unclear" naming the control (and a claim measured only there
+    is unclear, not holding), and batch 1 keeps its findings."""
     snippets = tmp_path / "snippets"
     shutil.copytree(FIX / "snippets", snippets)
     spec = yaml.safe_load((snippets / f"{T}.yaml").read_text())
@@ -242,8 +286,20 @@ def test_a_failed_control_makes_the_scenarios_settings_claims_unclear(tmp_path: 
     hit = {k for k, ch in new.items() if ch.note and "control failed" in ch.note}
     assert hit and all("batch=64" in k[1][2] for k in hit)
     for k in hit:
-        assert new[k].verdict == stats.INCONCLUSIVE
+        assert old[k].finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
+        assert new[k].finding == Finding.UNCLEAR and new[k].note.startswith("unclear: control failed")
         assert "threads=4 measured" in new[k].note and "threads=default" in new[k].note
     for k, ch in new.items():
         if k[1][2].startswith("batch=1,"):
-            assert ch.verdict == old[k].verdict and ch.note == old[k].note
+            assert ch.finding == old[k].finding and ch.note == old[k].note
+    # one_thread_slower is measured at batch 64 only: on runner A it held, now it is unclear
+    res = {cr.id: cr for cr in after.claim_results(T)}
+    was = {cr.id: cr for cr in before.claim_results(T)}
+    assert was["one_thread_slower"].verdict("fixture-a") == Verdict.HOLDS
+    assert res["one_thread_slower"].summary("fixture-a").finding == Finding.UNCLEAR
+    assert res["one_thread_slower"].verdict("fixture-a") == Verdict.UNCLEAR
+    from tfperf.render.directives import parse_inline
+    from tfperf.render.inline import render_inline
+    prose = str(render_inline(parse_inline('when("fixture_settings", "one_thread_slower", runner="fixture-a", '
+                                           'faster="faster", unclear="cannot be told")'), after))
+    assert "cannot be told" in prose and 'data-outcome="unclear"' in prose

@@ -3,10 +3,10 @@ TensorFlow).
 
 `scripts/main` measures the quick profile into local/results/<runner>/quick.json, under
 the same runner label as a published runner. The site built with that local set must show
-the published verdicts, claim counts, tables and chart data exactly as the build without it,
-plus a "this machine" section beside them. And a quick file that does land in the published
-root (an older checkout) is a series of its own: never joined with the full profile's
-results into one verdict or chart line."""
+the published findings, verdicts, claim counts, tables and chart data exactly as the build
+without it, plus a "this machine" section beside them. And a quick file that does land in the
+published root (an older checkout) is a series of its own: never joined with the full
+profile's results into one finding or chart line."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from tfperf.analyse import analyse
+from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.local import this_machine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +40,8 @@ TITLE = "This machine (quick profile, not published)"
 
 def quick_doc() -> dict:
     """fixture-a's published full profile as a newer quick run of the same runner label on
-    which "fast" is five times slower: merged with the published results it would refute
-    fast_beats_default and change the charts."""
+    which "fast" is five times slower: merged with the published results it would turn
+    fast_beats_default from faster (holds) to slower (does not hold) and change the charts."""
     doc = json.loads((ANALYSIS / "data" / "results" / "fixture-a" / "full.json").read_text())
     doc["profile"] = "quick"
     for r in doc["results"]:
@@ -116,9 +117,10 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[subproce
 
 
 def test_local_quick_run_leaves_published_pages_unchanged(builds) -> None:  # type: ignore[no-untyped-def]
-    """A local quick run of a published runner's label: every published figure (verdicts,
-    claim counts, recommendation tables, chart data, SVG fallbacks) is byte for byte the
-    build without it; "this machine" is added after the claims table and the runner list."""
+    """A local quick run of a published runner's label: every published figure (findings,
+    verdicts, claim counts, recommendation tables, chart data, SVG fallbacks) is byte for byte
+    the build without it; "this machine" is added after the claims table and the runner list,
+    with each claim's finding here beside the published runners'."""
     (p0, site0), (p1, site1) = builds["published"], builds["local"]
     assert p0.returncode == 0, p0.stderr[-3000:]
     assert p1.returncode == 0, p1.stderr[-3000:]
@@ -133,7 +135,12 @@ def test_local_quick_run_leaves_published_pages_unchanged(builds) -> None:  # ty
     assert claims_at < topic.index(TITLE) < topic.index("The end."), "the section follows the claims table"
     section = topic[topic.index(TITLE):topic.index("The end.")]
     assert "local/results/fixture-a/quick.json" in section and "fixture-a/full" in section
-    assert "tfperf-fails" in section, "fast_beats_default is refuted here (fast is 5x slower)"
+    # fast is 5x slower here: fast_beats_default is "slower" on this machine, "faster" on the
+    # published fixture-a/full (this CPU) over the same scenarios
+    row = next(r for r in section.split("<tr>") if r.startswith("<td>fast is faster than the default.</td>"))
+    here, there_a = re.findall(r"<td>(.*?)</td>", row)[1:3]
+    assert "tfperf-slower" in here and "slower in all 2 scenarios (0.4×)" in here
+    assert "tfperf-faster" in there_a and "faster in all 2 scenarios (2×)" in there_a
     assert TITLE in after["index.html"], "the Runners list is followed by this machine's summary"
     svgs = lambda site: {p.name: p.read_bytes() for p in (site / "assets" / "charts").glob("*.svg")}  # noqa: E731
     assert svgs(site0) == svgs(site1)
@@ -144,17 +151,19 @@ def test_local_quick_run_leaves_published_pages_unchanged(builds) -> None:  # ty
 def test_quick_file_in_published_root_is_its_own_series(tmp_path: Path) -> None:
     """A quick file in the published root beside the same runner's full one (a checkout
     that an earlier scripts/main wrote into) is the runner "fixture-a/quick": fixture-a's
-    verdicts, current results and chart rows are those of the full profile alone, and no
-    chart row of one runner name mixes profiles."""
+    findings and verdicts, current results and chart rows are those of the full profile
+    alone, and no chart row of one runner name mixes profiles."""
     results = _published(tmp_path)
     snippets = ANALYSIS / "snippets"
     clean = analyse(results, snippets)
     (results / "fixture-a" / "quick.json").write_text(json.dumps(quick_doc()))
     mixed = analyse(results, snippets)
     assert set(mixed.runners) == {"fixture-a", "fixture-a/quick", "fixture-b"}
-    verdicts = lambda ds: {(c.id, r): v for c in ds.claim_results(TOPIC) for r, v in c.by_runner.items()}  # noqa: E731
-    assert {k: v for k, v in verdicts(mixed).items() if k[1] != "fixture-a/quick"} == verdicts(clean)
-    assert verdicts(mixed)[("fast_beats_default", "fixture-a/quick")] != verdicts(clean)[("fast_beats_default", "fixture-a")]
+    findings = lambda ds: {(c.id, r): (c.summary(r).finding, c.verdict(r), c.summary_text(r))  # noqa: E731
+                           for c in ds.claim_results(TOPIC) for r in c.runners_with_data}
+    assert {k: v for k, v in findings(mixed).items() if k[1] != "fixture-a/quick"} == findings(clean)
+    assert findings(clean)[("fast_beats_default", "fixture-a")][:2] == (Finding.FASTER, Verdict.HOLDS)
+    assert findings(mixed)[("fast_beats_default", "fixture-a/quick")][:2] == (Finding.SLOWER, Verdict.DOES_NOT_HOLD)
     rows = lambda ds, runner: sorted((json.dumps(r, sort_keys=True) for r in ds.chart_rows(TOPIC)  # noqa: E731
                                       if r["runner"] == runner))
     assert rows(mixed, "fixture-a") == rows(clean, "fixture-a")
@@ -165,7 +174,7 @@ def test_quick_file_in_published_root_is_its_own_series(tmp_path: Path) -> None:
 
 
 def test_this_machine_compares_like_tfperf_compare(tmp_path: Path) -> None:
-    """The local view is `tfperf compare` over each local file: per claim the verdict here
+    """The local view is `tfperf compare` over each local file: per claim the finding here
     and on each published runner over the same scenarios; the published root is read, not
     changed. A local file that cannot be read is named, not raised."""
     results, local = _published(tmp_path), _local(tmp_path)
@@ -178,4 +187,5 @@ def test_this_machine_compares_like_tfperf_compare(tmp_path: Path) -> None:
     assert {s.name for s in v.runners} == {"fixture-a/full", "fixture-b/full"}
     claim = next(c for c in v.claims if c.claim_id == "fast_beats_default")
     assert claim.here != claim.there["fixture-a/full"]
+    assert (claim.here_finding, claim.there_finding["fixture-a/full"]) == (Finding.SLOWER, Finding.FASTER)
     assert sorted(p.name for p in results.rglob("*.json")) == ["full.json", "full.json"]

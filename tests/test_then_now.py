@@ -1,5 +1,6 @@
 """What changed since the source: the sources files (``sources/<topic>.yaml``, checked with
-errors that name file and field), today's side computed from the frozen analysis fixture
+errors that name file and field), today's side (each runner's finding on the claim and
+whether it holds, as the claims table states them) computed from the frozen analysis fixture
 (tests/fixtures/site/analysis/), and the lines in the "Do this" box. No TensorFlow."""
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ from typing import Any
 import pytest
 
 from tfperf.analyse import analyse
+from tfperf.analyse.answers import claim_answer
 from tfperf.analyse.dataset import load_topics
+from tfperf.analyse.effects import Finding, Verdict, range_text
 from tfperf.analyse.origins import SourcesFileError, load_sources
 from tfperf.analyse.then_now import then_now
 from tfperf.render.blocks import Context, render_block
+from tfperf.render.context import badge, stated
 from tfperf.render.directives import parse_block
 from tfperf.render.embed import SvgCache
+from tfperf.render.html import h
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
@@ -96,20 +101,34 @@ def test_no_sources_folder_is_no_error(tmp_path: Path) -> None:
     assert load_sources(None, CLAIMS) == ({}, [])
 
 
-def test_today_is_the_claims_verdict_and_range_from_the_data(tmp_path: Path, ds: Any) -> None:
-    """Each figure is set beside its claim's current verdict (the claims table's own words)
-    and the range of the speedups the claim predicts, over the scenarios with a verdict."""
+def test_today_is_the_claims_finding_and_verdict_per_runner(tmp_path: Path, ds: Any) -> None:
+    """Each figure is set beside its claim's finding and verdict on every runner with results,
+    in the claims table's own words (ClaimResult.summary_text and .verdict), with the range of
+    that runner's speedups and the TensorFlow releases they were measured on."""
     sources, _ = load_sources(_write(tmp_path, GOOD), CLAIMS)
     lines = then_now(ds, TOPIC, sources)
     assert [t.figure.claim for t in lines] == ["fast_beats_default", "same_beats_default", "default_beats_fast"]
+    order = ds.topics[TOPIC].param_values
     for t in lines:
         res = ds.claim_result(TOPIC, t.figure.claim)
-        points = [c.ratio.point for c in res.checks if c.ratio is not None and c.verdict != "no data"]
-        assert t.today == res.summary and t.scenarios == len(points) > 0
-        assert (t.low, t.high) == (min(points), max(points))
-        assert t.releases and all(r.count(".") == 1 for r in t.releases)
-    # The fixture's designed outcomes: fast wins 2x on runner A and is level on B; "same" never wins.
-    assert lines[0].high == pytest.approx(2.0, rel=0.1) and lines[0].today != lines[1].today
+        assert t.measured and t.answer is not None and t.claim_text == res.claim["text"]
+        assert [r.runner for r in t.answer.runners] == res.runners_with_data == ["fixture-a", "fixture-b"]
+        for r in t.answer.runners:
+            assert r.verdict == res.verdict(r.runner) and r.finding == res.summary(r.runner).finding
+            assert r.text == res.summary_text(r.runner, order)
+            points = [c.ratio.point for c in res.mine(r.runner) if c.ratio is not None and c.finding != Finding.NO_DATA]
+            assert points and sorted(r.summary.speedups) == pytest.approx(sorted(points))
+            lead = [p.speedup for p in r.summary.of(r.finding) if p.speedup is not None]
+            assert f"({range_text(lead)})" in r.text
+            assert r.releases and all(v.count(".") == 1 for v in r.releases.split(", "))
+    # The fixture's designed outcomes: fast wins 2x on runner A and is level on B; "same" never wins,
+    # and the default loses to fast where fast wins.
+    fast, same, default = (t.answer.runners for t in lines if t.answer is not None)
+    assert [(r.finding, r.verdict) for r in fast] == [(Finding.FASTER, Verdict.HOLDS),
+                                                      (Finding.SAME, Verdict.DOES_NOT_HOLD)]
+    assert max(fast[0].summary.speedups) == pytest.approx(2.0, rel=0.1)
+    assert all((r.finding, r.verdict) == (Finding.SAME, Verdict.DOES_NOT_HOLD) for r in same)
+    assert (default[0].finding, default[0].verdict) == (Finding.SLOWER, Verdict.DOES_NOT_HOLD)
 
 
 def test_the_box_sets_the_quoted_figure_beside_todays_with_credit_and_link(tmp_path: Path, ds: Any) -> None:
@@ -121,12 +140,28 @@ def test_the_box_sets_the_quoted_figure_beside_todays_with_credit_and_link(tmp_p
     assert "(Example Answers, CC BY-SA 4.0)" in html
     assert "<code>fast()</code> was 3× faster" in html and 'title="“3.0 sec … 1.0 sec”"' in html
     assert "<em>“A blog post”</em> (address not recorded)" in html
-    res = ds.claim_result(TOPIC, "fast_beats_default")
-    assert f"<strong>{res.summary}</strong>" in html
+    # Today's side on each runner: its hardware and release, the verdict's badge and the finding
+    # in the words (and with the marks) the claims table uses for the same claim and runner.
+    a = claim_answer(ds, TOPIC, "fast_beats_default")
+    assert a is not None and len(a.runners) == 2
+    table = str(render_block(parse_block(f"claims {TOPIC}"), ctx))
+    for r in a.runners:
+        said = str(stated(r.text, TOPIC, a.claim_id, r.runner, r.releases, r.finding))
+        assert (f"<strong>today</strong> (TensorFlow {r.releases}, {h(r.hardware)}): {badge(r.verdict)}, "
+                f"{h(a.candidate)} against {h(a.baseline)}: {said}") in html
+        assert said in table
+    assert "✓</span> holds</span>" in html and "✗</span> does not hold</span>" in html
     # One credit per source, its figures under it.
     assert html.count("Is the fast way fast?") == 1
     plain = str(render_block(parse_block(f"dothis {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
     assert "What changed since the source" not in plain and "Do this" in plain
+    # Each line names the claim its verdict and finding are about: "holds ... slower in all 2
+    # scenarios" says nothing unless the reader knows what is slower than what.
+    lines = html.split('<span class="tfperf-then"')[1:]
+    for t, line in zip(then_now(ds, TOPIC, sources), lines, strict=True):
+        assert t.answer is not None
+        assert str(h(t.claim_text)) in line or (str(h(t.answer.candidate)) in line
+                                                and str(h(t.answer.baseline)) in line), line
 
 
 def test_every_topic_page_has_a_sources_file_that_loads() -> None:
@@ -149,6 +184,9 @@ def test_a_claim_without_results_says_so_instead_of_a_range(tmp_path: Path) -> N
     empty = analyse(tmp_path / "no-results", FIX / "snippets")
     sources, _ = load_sources(_write(tmp_path, GOOD), CLAIMS)
     t = then_now(empty, TOPIC, sources)[0]
-    assert not t.measured and t.today == "no results yet" and (t.low, t.high, t.releases) == (None, None, ())
+    assert not t.measured and t.answer is not None and t.answer.runners == ()
+    assert t.answer.verdict_text == "no results yet"
     html = str(figure_line(t))
-    assert "<strong>today</strong>, “fast is faster than the default.”: no results yet." in html and "×" not in html.split("→")[1]
+    today = html.split("→")[1]
+    assert "<strong>today</strong>" in today and today.endswith(": no results yet.") and "×" not in today
+    assert "TensorFlow" not in today and "holds" not in today

@@ -1,6 +1,7 @@
-"""Verdicts across TensorFlow releases on the pages, from frozen fixture data (no TensorFlow,
-no browser): the topic's strips and charts, the short answer's note of what changed, the
-home page's claims × releases table, and what each says before two releases exist."""
+"""Findings across TensorFlow releases on the pages, from frozen fixture data (no TensorFlow,
+no browser): the topic's strips and charts (the newest release's cell being the claims
+table's finding), the short answer's note of what changed, the home page's claims × releases
+table, and what each says before two releases exist."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import re
 from html.parser import HTMLParser
 
 from history_data import TOPIC, dataset
+from tfperf.analyse.answers import claim_answer
 from tfperf.analyse.dataset import Dataset
+from tfperf.analyse.effects import vocabulary
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import parse_block
 from tfperf.render.embed import SvgCache
@@ -69,32 +72,50 @@ def test_home_table_claims_by_releases() -> None:
     groups = [cells for cls, cells in t.rows if cls == "tfperf-group"]
     assert groups == [["Fixture topic (synthetic)"]]
     body = {cells[0]: cells[1:] for cls, cells in t.rows[1:] if cls != "tfperf-group"}
-    assert body["fast is faster than the default. fixture-a"] == ["✓ holds*"] * 3 + ["✗ refuted"] * 2
-    assert body["fast is faster than the default. fixture-b"] == ["–", "–", "✓ holds", "–", "✓ holds"]
-    assert body["new is faster than the default. fixture-a"] == ["n/a"] * 3 + ["✓ holds"] * 2
-    assert body["fast beats the default on small inputs. fixture-a"][1] == "–"          # not measured in 2.13
-    assert body["noisy is faster than the default. fixture-a"] == ["? unclear*"] * 3 + ["? unclear"] * 2
+    a, b = "2-core Fixture (AVX2)", "8-core Fixture (AVX512)"          # fixture-a's and fixture-b's hardware
+    # fast wins on the older releases' grid, loses from 2.16 on, and in 2.21 (the full grid, with
+    # the huge inputs it still wins on) depends on the case
+    depends = "◆ depends on the case"
+    assert body[f"fast is faster than the default. {a}"] == ["▲ faster*"] * 3 + ["▼ slower", depends]
+    assert body[f"fast is faster than the default. {b}"] == ["–", "–", "▲ faster", "–", "▲ faster"]
+    assert body[f"The default is faster than fast. {a}"] == ["▼ slower*"] * 3 + ["▲ faster", depends]
+    assert body[f"same is faster than the default. {a}"] == ["= the same*"] * 3 + ["= the same"] * 2
+    assert body[f"new is faster than the default. {a}"] == ["n/a"] * 3 + ["▲ faster"] * 2
+    assert body[f"fast beats the default on small inputs. {a}"][1] == "–"          # not measured in 2.13
+    assert body[f"noisy is faster than the default. {a}"] == ["? unclear*"] * 3 + ["? unclear"] * 2
+    words = {re.sub(r"^\W+ |\*$", "", c) for cells in body.values() for c in cells} - {"–", "n/a"}
+    assert words and words <= vocabulary()
     assert all(link == "../../topics/fixture_topic/#across-versions" for link in t.links)
-    assert "Changed verdicts:" in html and html.count("since TF 2.16") == 3
-    # the full verdict and the reason are in the cell's title; runners and releases counted apart
-    assert 'title="TF 2.12: holds (in 2 scenarios); not available in 2 scenarios: Keras 3 is not the tf.keras' in html
-    assert "9 claims measured on 2 runners across 5 TensorFlow releases (2.12, 2.13, 2.15, 2.16 and 2.21)" in html
-    assert re.search(r"\d+ claims? changed verdict \(listed under the table\)", html)
-    assert "since TF 2.16: refuted (was: holds up to 2.15)" in html
+    assert "Changed findings:" in html and html.count("since TF 2.16") == 3
+    # the whole finding and the reason are in the cell's title; runners and releases counted apart
+    assert ('title="TF 2.12: faster in all 2 scenarios (1.99×–2×); not available in 2 scenarios: Keras 3 is not '
+            "the tf.keras") in html
+    assert "measured on 2 runners across 5 TensorFlow releases (2.12, 2.13, 2.15, 2.16 and 2.21)" in html
+    assert "3 findings changed (listed under the table)" in html
+    assert "since TF 2.16: slower (was: faster in 2.15)" in html
+    assert "since TF 2.16: faster (was: slower in 2.15)" in html            # the default against fast, mirrored
     assert "tfperf-nocards" in html      # scrolls in its own box on a phone, not a card per claim
+    # The count names claims: the fixture's 6, not its 12 rows (a claim per runner).
+    claims = {name.removesuffix(f" {a}").removesuffix(f" {b}") for name in body}
+    assert len(claims) == 6 and "6 claims measured on 2 runners" in html
 
 
 def test_topic_section_strips_and_charts() -> None:
     html = _render(dataset(), "trends fixture_topic")
-    assert "<strong>3 of 6 claims changed verdict</strong>" in html
+    assert "<strong>3 of 6 claims changed finding</strong>" in html
     assert "runner fixture-a with TensorFlow 2.12, 2.13, 2.15, 2.16 and 2.21 (5 releases)" in html
     first = html.split('<div class="tfperf-version-claim">')[1]
     cells = [(cls, ver, re.sub(r"<[^>]+>", "", word)) for cls, ver, word in re.findall(
-        r'<li class="tfperf-strip-cell tfperf-(\w+)"[^>]*><span class="tfperf-strip-ver">([\d.]+)'
+        r'<li class="tfperf-strip-cell tfperf-(\w+)(?: tfperf-stated)?"[^>]*><span class="tfperf-strip-ver">([\d.]+)'
         r'</span><span class="tfperf-strip-word">(.*?)</span></li>', first)]
-    assert cells == [("holds", "2.12", "✓ holds*"), ("holds", "2.13", "✓ holds*"), ("holds", "2.15", "✓ holds*"),
-                     ("fails", "2.16", "✗ refuted"), ("fails", "2.21", "✗ refuted")]
-    assert "Changed: <strong>since TF 2.16: refuted (was: holds up to 2.15)</strong>" in first
+    assert cells == [("faster", "2.12", "▲ faster*"), ("faster", "2.13", "▲ faster*"),
+                     ("faster", "2.15", "▲ faster*"), ("slower", "2.16", "▼ slower"),
+                     ("depends", "2.21", "◆ depends on the case")]
+    # 2.16 -> 2.21 is no change: on the scenarios both measured fast is slower in each; 2.21's
+    # full grid adds the huge inputs, where it wins, and the strip says how the grids differ
+    assert "Changed: <strong>since TF 2.16: slower (was: faster in 2.15)</strong>" in first
+    assert ("Scenarios per release: 2.12–2.16: 1 to 4 scenarios (the smaller grid measured for every release); "
+            "2.21: 6 (the full grid of this page).") in first
     # releases whose reasons differ only in the release named share one note
     assert ("<strong>2.12 and 2.15</strong>: not available in 2 of 4 scenarios: Keras 3 is not the tf.keras of "
             "TensorFlow 2.12 (likewise in 2.15)") in first
@@ -104,9 +125,22 @@ def test_topic_section_strips_and_charts() -> None:
     xs = [layer["encoding"]["x"] for layer in spec["layer"] if "x" in layer.get("encoding", {})]
     assert xs[0]["scale"]["domain"] == ["2.12", "2.13", "2.15", "2.16", "2.21"]
     new = html.split("new is faster than the default.")[1]
-    assert "No change: holds in every release with a verdict (2.16 and 2.21); not available in 2.12, 2.13 and 2.15" \
-        in new
+    assert "No change: faster in every release with results (2.16–2.21); not available in 2.12, 2.13 and 2.15" in new
     assert "tf.new_api does not exist in TensorFlow 2.15.1" in new
+    # The newest release's cell is the claims table's: the same finding, verdict and words.
+    ds = dataset()
+    for s in ds.version_strips(TOPIC):
+        (head,) = [c for c in s.cells if c.headline]
+        answer = claim_answer(ds, TOPIC, s.claim_id)
+        assert answer is not None
+        (r,) = [r for r in answer.runners if r.runner == s.runner]
+        assert (head.finding, head.verdict) == (r.finding, r.verdict), (s.claim_id, s.runner)
+    for s in ds.version_strips(TOPIC):
+        (head,) = [c for c in s.cells if c.headline]
+        answer = claim_answer(ds, TOPIC, s.claim_id)
+        assert answer is not None
+        (r,) = [r for r in answer.runners if r.runner == s.runner]
+        assert head.text == r.text, (s.claim_id, s.runner)
 
 
 def test_chart_rows_have_the_interval_per_release() -> None:
@@ -117,7 +151,8 @@ def test_chart_rows_have_the_interval_per_release() -> None:
     rows = speedup_rows(s)
     assert {r["version"] for r in rows} == {"2.12", "2.15", "2.16", "2.21"}          # 2.13: not measured
     assert all(r["speedup_low"] <= r["speedup"] <= r["speedup_high"] for r in rows)
-    assert {r["verdict"] for r in rows if r["version"] == "2.12"} == {"holds"}
+    assert {r["finding"] for r in rows if r["version"] == "2.12"} == {"faster"}
+    assert {r["finding"] for r in rows if r["version"] in ("2.16", "2.21")} == {"slower"}
     spec, static = version_chart_specs(rows, ["2.12", "2.13", "2.15", "2.16", "2.21"], "fast over the default")
     assert static["datasets"]["rows"] and spec == static
 
@@ -125,13 +160,13 @@ def test_chart_rows_have_the_interval_per_release() -> None:
 def test_short_answer_names_what_changed() -> None:
     html = _render(dataset(), "changes fixture_topic")
     assert "Changed across TensorFlow releases" in html
-    assert "fast is faster than the default — <strong>since TF 2.16: refuted (was: holds up to 2.15)</strong>" in html
-    assert html.count("<li>") == 3 and "on fixture-a" in html
+    assert "fast is faster than the default — <strong>since TF 2.16: slower (was: faster in 2.15)</strong>" in html
+    assert html.count("<li>") == 3 and html.count("on the 2-core Fixture (AVX2)") == 3
     # one runner, nothing changed: said in words, naming the releases
     b = dataset(lambda p: p.parent.name == "fixture-b")
     quiet = _render(b, "changes fixture_topic")
-    assert "Across TensorFlow 2.15 and 2.21: no verdict on this page changed" in quiet
-    assert "No claim's verdict changed" in _render(b, "trends fixture_topic")
+    assert "Across TensorFlow 2.15 and 2.21: no finding on this page changed" in quiet
+    assert "No claim's finding changed" in _render(b, "trends fixture_topic")
 
 
 def test_before_two_releases_it_says_how() -> None:

@@ -6,21 +6,12 @@ then what changed since the source (``render/then_now_lines.py``)."""
 
 from __future__ import annotations
 
-from ..analyse import Dataset, Scenario, advise, settings_id
+from ..analyse import Dataset, advise, hardware_name
 from .context import Context, no_results
 from .directives import Directive
 from .html import Markup, admonition, element, h, join, times
 from .settings_advice_block import settings_advice_body
 from .then_now_lines import then_now_html
-
-SHOWN = 4     # scenarios named where the advice does not pay; the rest are counted
-
-
-def _where(sc: Scenario) -> str:
-    parts = [", ".join(f"{k}={v}" for k, v in sc.params.items())]
-    if sc.settings:
-        parts.append(settings_id(sc.settings))
-    return f"{' '.join(p for p in parts if p) or 'default'} on {sc.runner}"
 
 
 def block_dothis(d: Directive, ctx: Context) -> Markup:
@@ -39,22 +30,22 @@ def _variant_body(ds: Dataset, topic: str) -> Markup | None:
     if a is None:
         return None
     default = ds.label(topic, a.default)
-    if a.use is None or a.typical is None:
-        return Markup(f"<p>Keep <strong>{h(default)}</strong>: in no scenario measured does another variant with "
-                      f"correct output beat it beyond the noise.</p>")
-    body = [Markup(f"<p>Use <strong>{h(ds.label(topic, a.use))}</strong> instead of {h(default)}: typically "
-                   f"<strong>{h(times(a.typical))}</strong> as fast (the median over {a.scenarios} scenarios; from "
-                   f"{h(times(a.low))} to {h(times(a.high))}). It is faster beyond the noise in {a.wins} of "
-                   f"{a.scenarios}.</p>")]
+    if a.use is None or not a.runners:
+        return Markup(f"<p>Keep <strong>{h(default)}</strong>: in most scenarios measured no other variant with "
+                      f"correct output is faster.</p>")
+    per = ":" if a.per == "call" else f". Per {a.per}, each call's fixed start-up apart:"
+    lines = [element("li", join([element("strong", hardware_name(ds.runners.get(r.runner), r.runner)), ": ",
+                                 f"typically {times(r.typical)}, " if r.typical else "", r.text]))
+             for r in a.runners]
+    body = [Markup(f"<p>Use <strong>{h(ds.label(topic, a.use))}</strong> instead of {h(default)}{h(per)}</p>"),
+            element("ul", join(lines))]
+    if a.per_call:
+        first = a.per_call[0]
+        body.append(Markup(f"<p><small>Per call of the fewest {h(a.per)}s measured, its start-up included: "
+                           f"{h(first.text)}"
+                           f"{' (on the ' + h(hardware_name(ds.runners.get(first.runner), first.runner)) + ')' if len(a.per_call) > 1 else ''}"
+                           ".</small></p>"))
     if a.level_with:
         level = ", ".join(f"{ds.label(topic, v)} (in {n})" for v, n in a.level_with.most_common())
-        body.append(Markup(f"<p>Where it is the fastest, these are level with it within the noise: {h(level)}.</p>"))
-    if a.not_paying:
-        items = [element("li", _where(sc)) for sc in a.not_paying[:SHOWN]]
-        more = len(a.not_paying) - SHOWN
-        if more > 0:
-            items.append(element("li", f"and {more} more (the recommendation table below lists each)"))
-        body.append(Markup(f"<p>It does not pay (not faster beyond the noise) in {len(a.not_paying)} "
-                           f"scenario{'s' if len(a.not_paying) != 1 else ''}:</p>"))
-        body.append(element("ul", join(items)))
+        body.append(Markup(f"<p>Where it is the fastest, these are not clearly slower: {h(level)}.</p>"))
     return join(body)

@@ -12,26 +12,43 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import stats
 from ..analyse import (
-    NO_DATA,
+    MARGIN,
+    RULE,
+    VERDICT_RULE,
+    ClaimCheck,
     Dataset,
+    Finding,
     LoadedBreakdown,
     Measurement,
-    counts_text,
+    Verdict,
+    claim_answer,
     exclusion_reason,
+    expectation_text,
+    hardware_name,
     headline_findings,
-    is_settings_claim,
     release_key,
     settings_id,
 )
 from .advice_block import block_dothis
+from .answers_block import ANSWER_BLOCKS
 from .charts import ChartError, chart_specs, has_trend
-from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context, no_results, provenance, stale_mark, verdict_badge
+from .context import (
+    DATA_URL,
+    SCHEMA_URL,
+    SVG_URL,
+    Context,
+    badge,
+    no_result_tag,
+    no_results,
+    provenance,
+    stale_mark,
+    stated,
+)
 from .directives import Directive, DirectiveError
 from .embed import chart_html
 from .failures import block_failures
-from .html import Markup, admonition, element, h, join, link, percent, seconds, table, times, times_ci
+from .html import Markup, admonition, element, h, join, link, percent, seconds, table, times_ci
 from .notebooks import packages
 from .per_step_block import PER_STEP_BLOCKS
 from .topic_blocks import EXTRA_BLOCKS
@@ -144,10 +161,11 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                 verdict: Any = "–"
             else:
                 best = element("strong", ds.label(topic, r.best))
-                if r.tied:                            # no winner inside the noise
+                if r.tied:                            # none clearly faster than the others
                     names = [ds.label(topic, v) for v in (r.best, *r.tied)]
-                    best = join([element("strong", "tie: "), ", ".join(names[:-1]), " and ", names[-1],
-                                 element("small", f" (level within ±{percent(r.noise.value)})")])
+                    best = join([element("strong", "no clear winner: "), ", ".join(names[:-1]), " and ", names[-1],
+                                 element("small", f" (none faster than the others by more than "
+                                                  f"±{percent(max(r.noise.value, MARGIN))})")])
                 if r.speedup:
                     sp = times_ci(r.speedup.point, r.speedup.low, r.speedup.high)
                 elif r.default not in sc.variants:    # e.g. train_step's eager=off group: by design
@@ -155,22 +173,15 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                 else:
                     sp = join(["default failed: ", exclusion_reason(sc.variants[r.default]) or "no timing"])
                 if r.best == r.default:
-                    verdict = element("span", "the default is fastest", class_="tfperf-verdict tfperf-inconclusive")
-                elif r.verdict == stats.HOLDS:
-                    verdict = verdict_badge(stats.HOLDS, f" (beyond ±{percent(r.noise.value)} noise)")
-                elif r.verdict == stats.INCONCLUSIVE:
-                    verdict = verdict_badge(stats.INCONCLUSIVE, f" (within ±{percent(r.noise.value)} noise)")
-                elif r.verdict == stats.REFUTED:    # the fastest is not faster beyond the noise: a tie
-                    verdict = element("span", f"level with the default (within ±{percent(r.noise.value)} noise)",
-                                      class_="tfperf-verdict tfperf-inconclusive")
+                    verdict = element("span", "the default is the fastest", class_="tfperf-tag tfperf-same")
                 else:
-                    verdict = verdict_badge(r.verdict)
+                    verdict = badge(r.finding)
             excluded = join([join([ds.label(topic, v), ": ", why])
                              for v, why in sorted(r.excluded.items())], "; ") if r.excluded else "–"
             rows.append([*([settings_id(sc.settings)] if show_settings else []), _scenario_text(sc.params),
                          sp, verdict, best, excluded, stale_mark(sc.variants.values())])
         t = table([*(["settings"] if show_settings else []), "parameters",
-                   f"speedup over {ds.label(topic, recs[0].default)}", "verdict", "fastest correct variant",
+                   f"speedup over {ds.label(topic, recs[0].default)}", "finding", "fastest correct variant",
                    "never recommended here", ""], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
         out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
@@ -187,6 +198,8 @@ def _power(ch: Any) -> str:
 
 
 def block_claims(d: Directive, ctx: Context) -> Markup:
+    """Each claim: what its source said, then per runner whether that holds and the finding
+    over the runner's scenarios, in the vocabulary's words; every scenario folded below."""
     topic = str(d.topic)
     ds = ctx.ds
     claims = ds.claim_results(topic)
@@ -196,38 +209,53 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
     rows = []
     details = []
     for cr in claims:
-        per_runner = []
-        for runner, v in cr.by_runner.items():
-            mine = [ch for ch in cr.checks if ch.scenario.runner == runner]
-            pts = [ch.ratio.point for ch in mine if ch.ratio]
-            rng = f"; speedup {times(min(pts))}–{times(max(pts))}" if pts else ""
-            failed = cr.failed_text(runner) if v == NO_DATA else None
-            per_runner.append(join([element("code", runner), ": ", verdict_badge(v),
-                                    f" ({failed or counts_text(mine) + rng})"]))
-        flag = element("span", "verdict flipped between versions", class_="tfperf-flip") if cr.id in flips else ""
-        rows.append([join([cr.claim.get("text", cr.id), Markup("<br>"), element("small", cr.id)]),
-                     element("strong", cr.summary), join(per_runner, Markup("<br>")) or "–", flag,
+        a = claim_answer(ds, topic, cr.id)
+        per_runner = [join([element("strong", r.hardware), ": ", _runner_badge(cr.mine(r.runner), r.verdict), " ",
+                            stated(r.text, topic, cr.id, r.runner, r.releases, r.finding)])
+                      for r in (a.runners if a else ())]
+        if not per_runner:
+            per_runner = [element("span", cr.failed_text() or "no results yet", class_="tfperf-nodata")]
+        elif a is not None and a.disagreement:
+            per_runner.append(element("em", a.disagreement))
+        flag = element("span", "finding changed between releases", class_="tfperf-flip") if cr.id in flips else ""
+        rows.append([join([cr.claim.get("text", cr.id), Markup("<br>"), element("small", _said(cr.expect))]),
+                     join(per_runner, Markup("<br>")), flag,
                      stale_mark(m for ch in cr.checks for m in ch.scenario.variants.values())])
         scen_rows = [[ch.scenario.runner, settings_id(ch.scenario.settings), _scenario_text(ch.scenario.params),
                       times_ci(ch.ratio.point, ch.ratio.low, ch.ratio.high) if ch.ratio else "–",
-                      f"±{percent(ch.noise.value)}" if ch.noise else "–", verdict_badge(ch.verdict),
+                      f"±{percent(ch.margin)}" if ch.margin is not None else "–",
+                      no_result_tag(bool(ch.failed), ch.wrong_output) or badge(ch.finding),
                       _power(ch), ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
-        if scen_rows:
-            if is_settings_claim(cr.claim):
-                faster, slower = (", ".join(ds.setting_label(topic, k, v) for k, v in (scope or {}).items())
-                                  for scope in (cr.claim.get("faster_settings"), cr.claim.get("slower_settings")))
-            else:
-                faster, slower = (ds.label(topic, str(cr.claim.get("faster"))),
-                                  ds.label(topic, str(cr.claim.get("slower"))))
+        if scen_rows and a is not None:
             details.append(Markup(
-                f'<details class="tfperf-claim-detail"><summary>{h(cr.id)}: every scenario '
-                f"(speedup of {h(faster)} over {h(slower)})</summary>"
-                + table(["runner", "settings", "parameters", "speedup (95% CI)", "noise floor", "verdict",
+                f'<details class="tfperf-claim-detail"><summary>{h(cr.claim.get("text", cr.id))} Every scenario '
+                f"(speedup of {h(a.candidate)} over {h(a.baseline)})</summary>"
+                + table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within", "finding",
                          "could detect", "note", ""],
                         scen_rows) + "</details>"))
-    t = table(["claim", "overall", "per runner", "", ""], rows)
+    t = table(["claim", "today, per runner", "", ""], rows)
     ms = [m for cr in claims for ch in cr.checks for m in ch.scenario.variants.values()]
-    return Markup(t + "".join(details) + provenance(ctx, ms))
+    return Markup(legend() + t + "".join(details) + provenance(ctx, ms))
+
+
+def _runner_badge(checks: list[ClaimCheck], verdict: Verdict | None) -> Markup:
+    """The verdict's badge on one runner; "failed" or "wrong output" where no scenario there
+    has a finding because of a fault (a verdict of wrong outputs, "does not hold", stays)."""
+    if checks and not any(ch.has_data for ch in checks) and not (
+            verdict is not None and all(ch.wrong_output for ch in checks)):
+        tag = no_result_tag(any(ch.failed for ch in checks), any(ch.wrong_output for ch in checks))
+        if tag is not None:
+            return tag
+    return badge(verdict)
+
+
+def _said(expect: Finding | None) -> str:
+    return f"the source said: {expectation_text(expect)}" if expect is not None else "no source: this guide's comparison"
+
+
+def legend() -> Markup:
+    """The rule behind the words, in one sentence, where the words appear."""
+    return Markup(f'<p class="tfperf-legend">{h(RULE)} {h(VERDICT_RULE)}</p>')
 
 
 def block_breakdown(d: Directive, ctx: Context) -> Markup:
@@ -281,6 +309,8 @@ def block_notebook(d: Directive, ctx: Context) -> Markup:
 
 
 def block_findings(d: Directive, ctx: Context) -> Markup:
+    """The home page's table of every claim: per runner, whether the source's answer holds
+    and the finding with its figures."""
     ds = ctx.ds
     fs = headline_findings(ds, ctx.topic_order)
     if not fs:
@@ -288,23 +318,22 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
     rows: list[list[Any]] = []
     last_topic = None
     for f in fs:
-        rng = "–" if f.speedup_min is None or f.speedup_max is None else (
-            times(f.speedup_min) if abs(f.speedup_max - f.speedup_min) < 1e-9
-            else f"{times(f.speedup_min)} to {times(f.speedup_max)}")
+        a = f.answer
         has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
-        n = sum(v for k, v in f.counts.items() if k != NO_DATA)
-        scen = (f" (holds in {f.counts.get(stats.HOLDS, 0)}, refuted in {f.counts.get(stats.REFUTED, 0)}, "
-                f"unclear in {f.counts.get(stats.INCONCLUSIVE, 0)} of {n} scenarios)") if n else ""
         title: Any = link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title
         if rows and f.topic == last_topic:
             title = ""                    # the topic is named once, on its first claim
         last_topic = f.topic
-        rows.append([title, f.text,
-                     join([element("strong", f.summary), scen]),
-                     rng, join([element("span", "flipped between versions", class_="tfperf-flip") if f.flipped else "",
-                                element("span", "partly stale", class_="tfperf-stale") if f.stale else ""], " ")])
-    return Markup(table(["topic", "claim", "verdict", "speedup measured (range over scenarios)", ""], rows)
-                  + provenance(ctx, ds.current))
+        cr = ds.claim_result(f.topic, a.claim_id)
+        today = [join([element("strong", r.hardware), ": ",
+                       _runner_badge(cr.mine(r.runner) if cr is not None else [], r.verdict), " ",
+                       stated(r.text, f.topic, a.claim_id, r.runner, r.releases, r.finding)]) for r in a.runners]
+        rows.append([title, join([a.claim_text, Markup("<br>"), element("small", _said(a.expect))]),
+                     join(today, Markup("<br>")) or element("span", f.failed or "no results yet",
+                                                             class_="tfperf-nodata"),
+                     join([element("span", "changed between releases", class_="tfperf-flip") if f.changed else "",
+                           element("span", "partly stale", class_="tfperf-stale") if f.stale else ""], " ")])
+    return Markup(legend() + table(["topic", "claim", "today, per runner", ""], rows) + provenance(ctx, ds.current))
 
 
 _ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (None: unknown)
@@ -354,7 +383,8 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
                                                             key=release_key))],
             ["results files", join([link(ctx.prefix + DATA_URL + s.rel, s.rel) for s in r.sources], ", ")],
         ]
-        out.append(Markup(f'<h3 id="runner-{h(label)}">{h(label)}</h3>' + table(["", ""], rows, "tfperf-table tfperf-kv")))
+        title = f"{hardware_name(r, label)} ({label})"
+        out.append(Markup(f'<h3 id="runner-{h(label)}">{h(title)}</h3>' + table(["", ""], rows, "tfperf-table tfperf-kv")))
     return Markup("".join(out))
 
 
@@ -401,9 +431,10 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep"}
+               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers"}
 
 
+BLOCKS.update(ANSWER_BLOCKS)
 BLOCKS.update(EXTRA_BLOCKS)
 BLOCKS.update(VERSION_BLOCKS)
 BLOCKS.update(PER_STEP_BLOCKS)

@@ -1,9 +1,10 @@
-"""The render stage's subcommand: ``tfperf notebooks``.
+"""The render stage's subcommands: ``tfperf notebooks`` and ``tfperf answers``.
 
-Writes each topic's notebook to ``docs/notebooks/<topic>.ipynb``, the copy the site's
+``notebooks`` writes each topic's notebook to ``docs/notebooks/<topic>.ipynb``, the copy the site's
 "Open in Colab" link opens (Colab reads notebooks from GitHub only, so they are committed),
 from the same code the site build makes its notebook pages with. ``--check`` writes
-nothing and fails when a copy is missing or out of date with its snippet.
+nothing and fails when a copy is missing or out of date with its snippet. ``answers`` prints
+every topic's questions answered from the results, as the pages' first screen says them.
 """
 
 from __future__ import annotations
@@ -36,6 +37,17 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_answers(args: argparse.Namespace) -> int:
+    from ..analyse import analyse
+    from .answers_text import report
+
+    ds = analyse(Path(args.data) / "results", Path(args.snippets))
+    for err in ds.errors:
+        print(f"tfperf: warning: {err}", file=sys.stderr)
+    print(report(ds, args.topic or ()))
+    return 0
+
+
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("notebooks", help=f"write the topics' notebooks to {NOTEBOOKS_DIR}/ "
                                                 "(the copies the site's Open in Colab link opens)")
@@ -43,3 +55,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--out", default=NOTEBOOKS_DIR, help="where the notebooks are committed")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is missing or stale")
     p.set_defaults(handler=cmd_notebooks)
+
+    a = subparsers.add_parser("answers", help="print each topic's questions answered from the published results")
+    a.add_argument("--data", default="data", help="the data folder (default: data)")
+    a.add_argument("--snippets", default="snippets", help="topic YAMLs and snippets")
+    a.add_argument("--topic", action="append", help="only this topic (repeatable)")
+    a.set_defaults(handler=cmd_answers)

@@ -1,6 +1,6 @@
 """What every block renderer shares: the page's :class:`Context` (the analysed data, the
-path to the site root, the SVG cache) and the small pieces each figure carries (verdict
-badge, "no results yet", stale mark, provenance line). Kept apart from the renderers so
+path to the site root, the SVG cache) and the small pieces each figure carries (finding
+badge, a stated finding, "no results yet", stale mark, provenance line). Kept apart from the renderers so
 the modules of renderers (``blocks``, ``topic_blocks``) import it and not each other."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .. import stats
-from ..analyse import NO_DATA, Dataset, Measurement, Sources
+from ..analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
 from .embed import SvgCache
 from .html import Markup, admonition, element, h, join, link
 
@@ -37,14 +36,35 @@ class Context:
         return f"tfperf-{kind}-{self.counter[0]}"
 
 
-VERDICT_CLASS = {stats.HOLDS: "holds", stats.DOES_NOT_HOLD: "fails", stats.INCONCLUSIVE: "inconclusive",
-                 NO_DATA: "nodata"}
-
-
-def verdict_badge(v: str | None, extra: str = "") -> Markup:
-    if v is None:
+def badge(word: Finding | Verdict | None, extra: str = "") -> Markup:
+    """A finding or a verdict as a badge: its symbol and word (never colour alone), in the
+    vocabulary's CSS class (``analyse.effects.WORDS``)."""
+    if word is None:
         return Markup("–")
-    return element("span", v + extra, class_=f"tfperf-verdict tfperf-{VERDICT_CLASS.get(v, 'nodata')}")
+    w = WORDS[word]
+    return element("span", join([element("span", w.symbol, class_="tfperf-sym", aria_hidden="true"), " ",
+                                 w.text + extra]), class_=f"tfperf-verdict tfperf-{w.css}")
+
+
+def no_result_tag(failed: bool, wrong_output: bool) -> Markup | None:
+    """Where a comparison has no finding because its results failed or its output was
+    wrong, a tag that says which ("no results yet" would hide a fault); None otherwise."""
+    if wrong_output:
+        return element("span", "✗ wrong output", class_="tfperf-tag tfperf-fails")
+    if failed:
+        return element("span", "✗ failed", class_="tfperf-tag tfperf-fails")
+    return None
+
+
+def stated(text: str, topic: str, claim_id: str, runner: str, release: str, finding: Finding | None,
+           scope: str = "all", strong: bool = False) -> Markup:
+    """A claim's finding in words where a page states it, marked with what it is a finding
+    of (the claim, runner, release, and ``scope``: all its scenarios, or a subset), so that a
+    check over the built site can hold every place stating it to the same finding and the
+    same figures (tests/test_answers_site.py)."""
+    return element("strong" if strong else "span", text, class_="tfperf-stated",
+                   data_claim=f"{topic}/{claim_id}", data_runner=runner, data_release=release,
+                   data_finding=str(finding) if finding is not None else None, data_scope=scope)
 
 
 def no_results(ds: Dataset, what: str) -> Markup:

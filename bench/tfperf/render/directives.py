@@ -17,6 +17,7 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:breakeven xla_jit baseline=function candidate=xla -->
     <!-- tfperf:tenrun xla_jit -->
     <!-- tfperf:perstep train_step -->        (fixed cost per call apart from cost per step: render/per_step_block.py)
+    <!-- tfperf:answers xla_jit -->   <!-- tfperf:questions -->   (the questions first: render/answers_block.py)
 
 Inline figures inside prose (a Python-like call; only literal arguments)::
 
@@ -25,8 +26,8 @@ Inline figures inside prose (a Python-like call; only literal arguments)::
     {{ tfperf.verdict("predict_vs_call", "compile_slows_predict") }}
     {{ tfperf.median("predict_vs_call", "predict", model="tiny", batch=1) }}
     {{ tfperf.runners() }}
-    {{ tfperf.when("cpu_threads", "omp_no_effect", holds="still helps", does_not_hold="now hurts",
-                   inconclusive="makes no difference", mixed="depends on the model") }}
+    {{ tfperf.when("cpu_threads", "omp1_faster", faster="still helps", slower="now hurts",
+                   same="makes no difference", depends="depends on the model") }}
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from ..errors import TfperfError
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
-               "dothis", "changes", "versions", "perstep")
+               "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)

@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..analyse import ratio_text
+
 
 class Markup(str):
     """A string of trusted HTML."""
@@ -78,10 +80,8 @@ def seconds_range(lo: float | None, hi: float | None) -> str:
 
 
 def times(x: float | None) -> str:
-    """A speedup factor: 2.3×, 0.48×."""
-    if x is None:
-        return "–"
-    return f"{x:.3g}×" if x < 100 else f"{x:.0f}×"
+    """A speedup factor as every page prints it: 2.3×, 0.48× (``analyse.effects.ratio_text``)."""
+    return ratio_text(x)
 
 
 def times_ci(point: float | None, lo: float | None, hi: float | None) -> str:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
-from ..analyse import Dataset, in_words, outcome
+from ..analyse import WORDS, Dataset, Finding, hardware_name, scenario_labels, summarise
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, seconds, times
 
@@ -47,7 +46,9 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
         if cr is None:
             return _nodata(f"{topic}/{name}")
         if d.kind == "verdict":
-            return _fig(cr.summary, str(cr.claim.get("text", name)))
+            found = "; ".join(f"{hardware_name(ds.runners.get(r), r)}: {cr.summary_text(r)}"
+                              for r in cr.runners_with_data)
+            return _fig(cr.verdict_text(), f"{cr.claim.get('text', name)} {found}".strip())
         checks = [c for c in cr.checks if c.ratio is not None and (runner is None or c.scenario.runner == runner)
                   and _where(c.scenario.params, c.scenario.settings, opts)]
         if not checks:
@@ -79,15 +80,16 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
     raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")
 
 
-WHEN_KEYS = {"holds": "holds", "does_not_hold": "refuted", "refuted": "refuted", "inconclusive": "inconclusive",
-             "mixed": "mixed", "no_data": "no data"}
+WHEN_KEYS = {"faster": Finding.FASTER, "slower": Finding.SLOWER, "same": Finding.SAME, "unclear": Finding.UNCLEAR,
+             "depends": Finding.DEPENDS, "no_data": Finding.NO_DATA}
 
 
 def _when(d: Directive, ds: Dataset) -> Markup:
-    """Prose that depends on a claim's outcome over all scenarios and runners: the text
-    given for "holds", "does_not_hold", "inconclusive", "mixed" (scenarios disagree) or
-    "no_data". A missing text falls back to the verdict summary. `backticks` become code.
-    Other keyword arguments (parameters, settings, ``runner``) restrict the scenarios."""
+    """Prose that depends on a claim's finding over its scenarios (those the other keyword
+    arguments select: parameters, settings, ``runner``): the text given for "faster",
+    "slower", "same", "unclear", "depends" (faster in some scenarios, slower in others) or
+    "no_data". Where the runners' findings differ, each runner's is named instead; a
+    missing text falls back to the finding's word. `backticks` become code."""
     import re
 
     if len(d.args) != 2:
@@ -98,7 +100,7 @@ def _when(d: Directive, ds: Dataset) -> Markup:
     info = ds.topics.get(topic)
     known = set(info.param_values) | set(info.settings_values) | {"runner"} if info else set()
     if info is not None and set(where) - known:
-        raise DirectiveError(f"{d.text}: {', '.join(sorted(set(where) - known))} is neither an outcome "
+        raise DirectiveError(f"{d.text}: {', '.join(sorted(set(where) - known))} is neither a finding "
                              f"({', '.join(WHEN_KEYS)}) nor a parameter or setting of {topic}")
     if ds.claim(topic, name) is None:
         if topic in ds.topics:
@@ -106,18 +108,25 @@ def _when(d: Directive, ds: Dataset) -> Markup:
         return _nodata(f"{topic}/{name}")
     cr = ds.claim_result(topic, name)
     runner = where.pop("runner", None)
-    checks = [c for c in (cr.checks if cr else []) if (runner is None or c.scenario.runner == runner)
+    checks = [c for c in (cr.checks if cr else []) if c.has_data and (runner is None or c.scenario.runner == runner)
               and _where(c.scenario.params, c.scenario.settings, where)]
-    result = outcome(replace(c, verdict=in_words(c)) for c in checks)
+    per_runner: dict[str, Finding] = {}
+    for r in sorted({c.scenario.runner for c in checks}):
+        mine = [c for c in checks if c.scenario.runner == r]
+        labels = scenario_labels([c.scenario for c in mine])
+        per_runner[r] = summarise(c.point(labels[c.scenario.key]) for c in mine).finding
+    kinds = set(per_runner.values())
+    if len(kinds) > 1:
+        said = "; ".join(f"{WORDS[f].text} on the {hardware_name(ds.runners.get(r), r)}" for r, f in per_runner.items())
+        return Markup(f'<span class="tfperf-when" data-outcome="machines">{h(said)}</span>')
+    result = kinds.pop() if kinds else Finding.NO_DATA
     text = texts.get(next(k for k, v in WHEN_KEYS.items() if v == result))
     if text is None:
-        return _fig(cr.summary if cr else "no results yet", str((cr.claim if cr else {}).get("text", name)))
+        return _fig(WORDS[result].text, str((cr.claim if cr else {}).get("text", name)))
     body = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", str(h(text)))
-    counts: dict[str, int] = {}
-    for c in checks:
-        counts[c.verdict] = counts.get(c.verdict, 0) + 1
-    title = f"{result} ({len(checks)} scenarios): " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    return Markup(f'<span class="tfperf-when" data-outcome="{h(result)}" title="{h(title)}">{body}</span>')
+    n = len(checks)
+    tip = f"{result} ({n} scenario{'s' if n != 1 else ''})"
+    return Markup(f'<span class="tfperf-when" data-outcome="{h(str(result))}" title="{h(tip)}">{body}</span>')
 
 
 __all__ = ["h", "render_inline"]

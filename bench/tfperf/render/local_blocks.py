@@ -14,7 +14,8 @@ from typing import Any
 
 from .. import stats
 from ..analyse import ThisMachine, Versus, params_id
-from .context import Context, verdict_badge
+from ..hardware import isa_class
+from .context import Context, badge, stated
 from .html import Markup, admonition, element, h, join, seconds, table, times
 
 CLASS = "tfperf-this-machine"
@@ -30,23 +31,32 @@ def _box(v: Versus, body: Markup, anchor: str) -> Markup:
 
 def _intro(tm: ThisMachine, v: Versus, count: int, what: str) -> Markup:
     env: Mapping[str, Any] = v.here.environment or {}
-    return join(["Measured on this machine: runner label ", element("code", v.here.runner), " (",
-                 env.get("cpu_model") or "CPU unknown", ", ", str(env.get("cores") or "?"), " cores), ",
-                 str(count), f" {what} in ", element("code", tm.file_of(v)), ". ",
-                 element("strong", "Not part of the published verdicts, counts, tables or charts on this page"),
+    same = [s.name for s in v.runners if s.same_cpu]
+    against = (join(["It has the CPU of the published runner ", element("code", same[0]),
+                     ": compare with that one first; the others have another CPU."])
+               if same else "No published runner has this CPU: each comparison below is with another processor.")
+    return join(["Measured on this machine, a ", describe_cpu(env), ": runner label ",
+                 element("code", v.here.runner), ", ", str(count), f" {what} in ", element("code", tm.file_of(v)),
+                 ". ", against, " ",
+                 element("strong", "Not part of the published findings, counts, tables or charts on this page"),
                  "; below, the same cases beside each published runner, as ",
                  element("code", "tfperf compare"), " shows them."], "")
 
 
+def describe_cpu(env: Mapping[str, Any]) -> str:
+    """"2-core AMD EPYC (AVX2)": this machine's CPU by name, as the runners are named."""
+    isa = isa_class(env.get("isa") or {}) if isinstance(env.get("isa"), dict) else "unknown"
+    extra = f" ({isa.upper()})" if isa not in ("unknown", "base") else ""
+    return f"{env.get('cores') or '?'}-core {env.get('cpu_model') or 'unknown CPU'}{extra}"
+
+
+def _runner_head(v: Versus, name: str) -> Markup:
+    same = any(s.name == name and s.same_cpu for s in v.runners)
+    return join([element("code", name), element("small", " (this CPU)") if same else ""])
+
+
 def _ratio_text(v: float | None) -> str:
     return "–" if v is None else f"{times(v)} the time"
-
-
-def _range(r: tuple[float, float] | None) -> str:
-    if r is None:
-        return ""
-    lo, hi = times(r[0]), times(r[1])
-    return f" ({lo})" if lo == hi else f" ({lo}–{hi})"
 
 
 def _scenario(params: Mapping[str, object], settings: dict[str, str]) -> str:
@@ -64,12 +74,15 @@ def topic_section(tm: ThisMachine, topic: str, ctx: Context) -> Markup:
         names = [s.name for s in v.runners]
         claims = [c for c in v.claims if c.topic == topic]
         if claims:
-            crows = [[join([c.text, Markup("<br>"), element("small", c.claim_id)]),
-                      join([verdict_badge(c.here),
-                            _range(c.here_ratio)]),
-                      *(verdict_badge(c.there.get(n)) for n in names)] for c in claims]
-            parts.append(Markup("<p>Each claim here, and on each published runner over the same scenarios:</p>"))
-            parts.append(table(["claim", "this machine", *names], crows))
+            crows = [[c.text,
+                      join([badge(c.here_finding), " ", c.here]),
+                      *(join([badge(c.there_finding.get(n)), " ",
+                              stated(c.there.get(n, "–"), topic, c.claim_id, n.split("/")[0], "",
+                                     c.there_finding.get(n), scope="this machine's scenarios")])
+                        for n in names)] for c in claims]
+            parts.append(Markup("<p>Each claim's finding here, and on each published runner over the same "
+                                "scenarios (only those this machine measured):</p>"))
+            parts.append(table(["claim", "this machine", *[_runner_head(v, n) for n in names]], crows))
         rows = []
         for name in names:
             mine = [c for c in cases if c.runner == name]

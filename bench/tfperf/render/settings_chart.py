@@ -91,7 +91,7 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
         d["x_pos"], d["x_num"] = pos[v], v in numeric
         d["x_txt"] = r.get(f"l_{x}", v)
         d["c_txt"] = r.get(f"l_{color}", r.get(f"s_{color}")) if color else r["label"]
-        d["verdict"] = r.get("verdict")
+        d["finding"] = r.get("finding")
         data.append(d)
 
     sel: list[tuple[str, list[Any]]] = []   # (field, options); the first option is shown first
@@ -132,7 +132,7 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
     tooltip = [alt.Tooltip("runner:N"), alt.Tooltip("x_txt:N", title=x), alt.Tooltip("c_txt:N", title=color or "variant"),
                *[alt.Tooltip(f"p_{p}:N", title=p) for p in params],
                alt.Tooltip("speedup_txt:N", title=f"speedup over {baseline_label}"),
-               alt.Tooltip("verdict:N"), alt.Tooltip("median_txt:N", title="median"),
+               alt.Tooltip("finding:N"), alt.Tooltip("median_txt:N", title="median"),
                alt.Tooltip("ci_txt:N", title="95% CI of median"), alt.Tooltip("n:Q", title="samples"),
                alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
     base = alt.Chart().transform_filter(filt)

@@ -1,19 +1,20 @@
 """The "what changed since the source" lines of a "Do this" box: each figure a source
 reported (quoted in ``docs/sources/<topic>.yaml``, credited with its link and licence) beside
-today's verdict on the claim that tests it (:func:`tfperf.analyse.then_now.then_now`)::
+today's finding on the claim that tests it (:func:`tfperf.analyse.then_now.then_now`), in the
+words every other place uses::
 
     2019, “Why does keras model predict slower after compile?” (Stack Overflow, CC BY-SA 4.0):
-    compile() made predict() 30× slower → today (TensorFlow 2.21), “model.predict(x) is
-    slower after compile().”: refuted where clear, speedup 0.97× to 1.04× over 30 scenarios.
+    compile() made predict() 30× slower → today (TensorFlow 2.21, 2-core Intel Xeon (AMX)):
+    does not hold: the same in 28 of 30 scenarios (0.96×–1.01×); ...
 """
 
 from __future__ import annotations
 
 import re
 
-from ..analyse import Origin, ThenNow, listing, topic_then_now
-from .context import Context
-from .html import Markup, element, h, join, link, times
+from ..analyse import Origin, ThenNow, topic_then_now
+from .context import Context, badge, stated
+from .html import Markup, element, h, join, link
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -35,18 +36,19 @@ def credit(origin: Origin) -> Markup:
 
 
 def _today(t: ThenNow) -> Markup:
-    releases = f" (TensorFlow {listing(list(t.releases))})" if t.releases else ""
-    head = join([element("strong", "today"), releases, f", “{t.claim_text}”: "])
-    if not t.measured:
-        return join([head, t.today])
-    span = times(t.low) if t.low == t.high else f"{times(t.low)} to {times(t.high)}"
-    n = f"{t.scenarios} scenario{'s' if t.scenarios != 1 else ''}"
-    return join([head, element("strong", t.today), f", speedup {span} over {n}"])
+    a = t.answer
+    if a is None or not a.runners:
+        return join([element("strong", "today"), ": no results yet"])
+    parts = [join([element("strong", "today"), f" (TensorFlow {r.releases}, {r.hardware}): ", badge(r.verdict),
+                   f", {a.candidate}{' ' + a.scope if a.scope else ''} against {a.baseline}: ",
+                   stated(r.text, a.topic, a.claim_id, r.runner, r.releases, r.finding)])
+             for r in a.runners]
+    return join(parts, "; ")
 
 
 def figure_line(t: ThenNow) -> Markup:
-    """"compile() made predict() 30× slower (context) → today (TensorFlow 2.21), “claim”:
-    refuted, speedup 0.97× to 1.04× over 30 scenarios"; the verbatim quote is its tooltip."""
+    """"compile() made predict() 30× slower (context) → today (TensorFlow 2.21, hardware):
+    does not hold: the same in ..."; the verbatim quote is its tooltip."""
     fig = t.figure
     then = element("span", code_spans(fig.then), class_="tfperf-then", title=f"“{fig.quote}”")
     context = element("span", f" ({fig.context})", class_="tfperf-then-context") if fig.context else ""

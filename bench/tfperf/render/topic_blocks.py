@@ -21,9 +21,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from .. import stats
-from ..analyse import Measurement, nonfinite, params_id, settings_id
-from .context import Context, no_results, provenance, stale_mark
+from ..analyse import RULE, Measurement, nonfinite, params_id, settings_id
+from .context import Context, badge, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times
 
@@ -87,7 +86,7 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
                     noise.add(got.noise.value if got.noise else None)
                     cells.append(join([element("strong", times(got.ratio.point)), " ",
                                        element("small", f"({times(got.ratio.low)}–{times(got.ratio.high)})"),
-                                       Markup("<br>"), _faster_badge(got.verdict, ""), stale_mark([got.measurement])]))
+                                       Markup("<br>"), badge(got.finding), stale_mark([got.measurement])]))
             floors = sorted(n for n in noise if n is not None)
             if floors:
                 cells[0] = join([cells[0], Markup("<br>"), element(
@@ -101,21 +100,8 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
                           f"{h(base_txt)}</summary>" + table(heads, rows) + provenance(ctx, ms) + "</details>"))
     note = Markup("<p><small>Each cell: time with the baseline settings / time with these settings, same "
                   "runner, parameters and code (above 1×: faster). Measured side by side, it is the median of "
-                  "per-round ratios, with its 95% CI in brackets; “faster” or “slower” only where the whole "
-                  "interval lies beyond the scenario's noise floor (its baseline measured twice in each round). "
-                  "Results from before side-by-side measurement are compared as a ratio of medians with a "
-                  "bootstrap CI and the larger A/A noise of the two groups.</small></p>")
+                  f"per-round ratios, with its 95% CI in brackets. {h(RULE)}</small></p>")
     return Markup("".join(out) + note)
-
-
-_FASTER = {stats.HOLDS: ("faster", "holds"), stats.DOES_NOT_HOLD: ("slower", "fails"),
-           stats.INCONCLUSIVE: ("within noise", "inconclusive")}
-
-
-def _faster_badge(verdict: str | None, extra: str) -> Markup:
-    """A settings group against the baseline: faster / slower / within noise."""
-    text, cls = _FASTER.get(verdict or "", (verdict or "–", "nodata"))
-    return element("span", text + extra, class_=f"tfperf-verdict tfperf-{cls}")
 
 
 def _param_key(params: Mapping[str, object], order: dict[str, list[Any]]) -> tuple[Any, ...]:
@@ -223,7 +209,7 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             bad = [m for m in vms if m.within_tolerance is False]
             failed = [m for m in vms if m.status != "ok"]
             if bad:
-                check: Any = element("span", _wrong_output(bad), class_="tfperf-verdict tfperf-fails")
+                check: Any = element("span", _wrong_output(bad), class_="tfperf-tag tfperf-fails")
             elif failed:
                 check = element("span", f"{failed[0].status} in {len(failed)} case(s)", class_="tfperf-nodata")
             elif all(m.within_tolerance is True or m.is_reference for m in vms):
@@ -294,7 +280,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
             div = ds.per_call_divisor(topic, be.params)
             rng = ("–" if be.calls is None and be.calls_best is None else
                    f"{_calls(be.calls_best)} to {_calls(be.calls_worst)}")
-            label = element("strong", be.label) if be.calls is not None else element("span", "never", class_="tfperf-verdict tfperf-fails")
+            label = element("strong", be.label) if be.calls is not None else element("span", "never", class_="tfperf-tag tfperf-fails")
             rows.append([*([settings_id(be.settings)] if show_settings else []), _scenario(be.params),
                          f"{seconds(be.first_base)} → {seconds(be.first_cand)}",
                          f"{seconds(be.median_base / div)} → {seconds(be.median_cand / div)}", label, rng, stale_mark(ms)])
@@ -338,7 +324,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
         for m, v in items:
             div = ds.per_call_divisor(topic, m.params)
             windows.add(v.calls_per_window)
-            outside = (element("span", "outside the CI", class_="tfperf-verdict tfperf-fails")
+            outside = (element("span", "outside the CI", class_="tfperf-tag tfperf-fails")
                        if v.first_mean_outside_ci else "inside")
             scen = (m.settings_id, m.params_id)
             rows.append([*([m.settings_id if scen != last else ""] if show_settings else []),

@@ -1,14 +1,14 @@
-"""Verdicts across TensorFlow releases, laid out (the analysis is
+"""Findings across TensorFlow releases, laid out (the analysis is
 :mod:`tfperf.analyse.version_verdicts` and :mod:`tfperf.analyse.versions_table`)::
 
     <!-- tfperf:trends TOPIC -->    a topic's "Across versions": per claim, a strip of its
-                                    verdict per release and a chart of its speedup per release
-    <!-- tfperf:changes TOPIC -->   in a topic's short answer: the verdicts that changed, and
+                                    finding per release and a chart of its speedup per release
+    <!-- tfperf:changes TOPIC -->   near the top of a topic page: the findings that changed, and
                                     since which release (nothing before two releases are measured)
     <!-- tfperf:versions -->        the home page's table of claims × releases
 
-A verdict is a colour and a word with a symbol (✓ holds, ✗ refuted, ? unclear, ± depends on
-the case, n/a not available, – not measured), so that it reads without colour.
+A finding is a colour and a word with a symbol (the vocabulary's, ``analyse.effects.WORDS``;
+n/a not available, – not measured, ! failed), so that it reads without colour.
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from typing import Any
 
 from ..analyse import (
     FAILED,
-    HOLDS,
-    MIXED,
     NOT_AVAILABLE,
     NOT_MEASURED,
-    REFUTED,
-    UNCLEAR,
+    RULE,
+    WORDS,
     ClaimCheck,
+    Finding,
     VersionCell,
     VersionStrip,
     change_text,
     claims_by_release,
+    hardware_name,
     listing,
     short_labels,
     sort_versions,
@@ -42,14 +42,20 @@ from .embed import chart_html
 from .html import Markup, admonition, element, h, join, times
 from .version_chart import version_chart_specs
 
-CELL = {HOLDS: ("✓", "holds"), REFUTED: ("✗", "refuted"), UNCLEAR: ("?", "unclear"), MIXED: ("±", "depends"),
-        NOT_AVAILABLE: ("", "n/a"), FAILED: ("!", "failed"), NOT_MEASURED: ("–", "")}   # symbol, word
-SHORT = {k: " ".join(x for x in v if x) for k, v in CELL.items()}
-CLASS = {HOLDS: "holds", REFUTED: "fails", UNCLEAR: "inconclusive", MIXED: "mixed", NOT_AVAILABLE: "na",
-         FAILED: "failed", NOT_MEASURED: "nodata"}
+OTHER = {NOT_AVAILABLE: ("", "n/a", "na"), FAILED: ("!", "failed", "failed"), NOT_MEASURED: ("–", "", "nodata")}
 COMMAND = "tfperf run --tf 2.15.1 --profile history"
-KEY = ("✓ holds · ✗ refuted · ? unclear · ± depends on the case · n/a: not available in that release "
-       "(the variant does not exist there) · –: not measured · *: some scenarios not available")
+KEY = (" · ".join(f"{WORDS[f].symbol} {WORDS[f].text}" for f in (Finding.FASTER, Finding.SLOWER, Finding.SAME,
+                                                               Finding.UNCLEAR, Finding.DEPENDS))
+       + " · n/a: not available in that release (the variant does not exist there) · –: not measured · "
+         "*: some scenarios not available")
+
+
+def _look(cell: VersionCell) -> tuple[str, str, str]:
+    """(symbol, word, css) of a cell."""
+    if cell.finding is not None and cell.definite:
+        w = WORDS[cell.finding]
+        return w.symbol, w.text, w.css
+    return OTHER.get(cell.kind, ("–", "", "nodata"))
 
 
 def _partial(cell: VersionCell) -> bool:
@@ -57,11 +63,9 @@ def _partial(cell: VersionCell) -> bool:
 
 
 def cell_title(cell: VersionCell, label: str) -> str:
-    """The full verdict of a cell, for its tooltip: "TF 2.15: holds (in 2 scenarios); not
-    available in 2 scenarios: Keras 3 is not the tf.keras of TensorFlow 2.15"."""
-    out = f"TF {label}: {cell.word}"
-    if cell.checks:
-        out += f" (in {len(cell.checks)} scenario{'s' if len(cell.checks) != 1 else ''})"
+    """The whole finding of a cell, for its tooltip: "TF 2.15: slower in 1 scenario measured
+    (0.6×); not available in 2 scenarios: Keras 3 is not the tf.keras of TensorFlow 2.15"."""
+    out = f"TF {label}: {cell.text}"
     if cell.unavailable:
         n = cell.unavailable_scenarios
         out += f"; not available in {n} scenario{'s' if n != 1 else ''}: " + "; ".join(cell.unavailable)
@@ -71,19 +75,34 @@ def cell_title(cell: VersionCell, label: str) -> str:
 
 
 def cell_text(cell: VersionCell) -> Markup:
-    """"✓ holds", the symbol and the word in spans of their own (the table stacks them)."""
-    sym, word = CELL[cell.kind]
+    """"▼ slower", the symbol and the word in spans of their own (the table stacks them)."""
+    sym, word, _ = _look(cell)
     parts = [element("span", sym, class_="tfperf-vsym") if sym else "", " " if sym and word else "",
              element("span", word, class_="tfperf-vword") if word else "", element("sup", "*") if _partial(cell) else ""]
     return join(parts)
 
 
+def _stated(strip: VersionStrip, c: VersionCell) -> dict[str, str | None]:
+    """The data attributes of a cell that states a finding (``context.stated``)."""
+    if not c.definite:
+        return {}
+    return {"data_claim": f"{strip.topic}/{strip.claim_id}", "data_runner": strip.runner,
+            "data_release": _minor(c.version), "data_finding": str(c.finding), "data_scope": "all",
+            "data_text": c.text}
+
+
+def _minor(version: str) -> str:
+    parts = version.split(".")
+    return ".".join(parts[:2])
+
+
 def strip_html(strip: VersionStrip, labels: dict[str, str]) -> Markup:
     items = [element("li", join([element("span", labels.get(c.version, c.version), class_="tfperf-strip-ver"),
                                  element("span", cell_text(c), class_="tfperf-strip-word")]),
-                     class_=f"tfperf-strip-cell tfperf-{CLASS[c.kind]}", title=cell_title(c, labels.get(c.version, c.version)))
+                     class_=f"tfperf-strip-cell tfperf-{_look(c)[2]}" + (" tfperf-stated" if c.definite else ""),
+                     title=cell_title(c, labels.get(c.version, c.version)), **_stated(strip, c))
              for c in strip.cells]
-    return element("ol", join(items), class_="tfperf-strip", aria_label="Verdict per TensorFlow release")
+    return element("ol", join(items), class_="tfperf-strip", aria_label="Finding per TensorFlow release")
 
 
 def _notes(strip: VersionStrip, labels: dict[str, str]) -> Markup:
@@ -111,20 +130,22 @@ def _masked(reasons: tuple[str, ...]) -> str:
 
 
 def _verdict_line(strip: VersionStrip, labels: dict[str, str]) -> Markup:
-    latest = strip.latest
-    if latest is not None:
+    changes = strip.changes
+    grid = strip.grid_note
+    note = element("small", f" Scenarios per release: {grid}.") if grid else ""
+    if changes:
         return Markup('<p class="tfperf-version-verdict">Changed: '
-                      + element("strong", change_text(latest, labels, len(strip.changes))) + "</p>")
-    return Markup('<p class="tfperf-version-verdict">No change: ' + h(steady_text(strip, labels)) + "</p>")
+                      + element("strong", "; ".join(change_text(c, labels) for c in changes)) + note + "</p>")
+    return Markup('<p class="tfperf-version-verdict">No change: ' + h(steady_text(strip, labels)) + note + "</p>")
 
 
 def _what(ctx: Context, topic: str, claim: Claim) -> str:
     ds = ctx.ds
-    if "faster_settings" in claim or "slower_settings" in claim:
+    if "candidate_settings" in claim or "baseline_settings" in claim:
         f, s = (", ".join(ds.setting_label(topic, k, v) for k, v in (scope or {}).items())
-                for scope in (claim.get("faster_settings"), claim.get("slower_settings")))
+                for scope in (claim.get("candidate_settings"), claim.get("baseline_settings")))
         return f"{f} over {s}"
-    return f"{ds.label(topic, str(claim.get('faster')))} over {ds.label(topic, str(claim.get('slower')))}"
+    return f"{ds.label(topic, str(claim.get('candidate')))} over {ds.label(topic, str(claim.get('baseline')))}"
 
 
 def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
@@ -134,7 +155,7 @@ def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
     versions = [labels.get(v, v) for v in strip.versions]
     spec, static = version_chart_specs(rows, versions, _what(ctx, strip.topic, strip.claim))
     svg = ctx.svgs.svg_name(static)
-    alt_text = f"speedup per TensorFlow release: {strip.claim_id} on {strip.runner}"
+    alt_text = f"speedup per TensorFlow release: {strip.text} on the {hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}"
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
                                                                alt_text, ctx.shared_rows) + "</figure>")
 
@@ -158,8 +179,8 @@ def no_versions(ctx: Context, topic: str | None) -> Markup:
     where = f"Measured with {len(ctx.ds.versions(topic))} TensorFlow release(s) so far. " if topic else ""
     return admonition("info", "No trend yet", Markup(
         f"<p>{h(where)}Once the same scenarios are measured with two or more TensorFlow releases, this shows "
-        "each claim's verdict in every release (holds / refuted / unclear / not available), its speedup with "
-        "the 95% CI per release, and the release where a verdict changed. To measure another release on a "
+        "each claim's finding in every release (faster / slower / the same / unclear / not available), its "
+        "speedup with the 95% CI per release, and the release where a finding changed. To measure another release on a "
         f"runner: <code>{h(COMMAND)}</code> (one release per run, in its own virtual environment), then rebuild "
         "the site.</p>"))
 
@@ -175,23 +196,26 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
     changed = [s for s in strips if s.changed]
     ids = list(dict.fromkeys(s.claim_id for s in strips))
     several = len(measured) > 1
-    out = [Markup(f"<p>Measured on {h(_measured_text(measured, labels))}, over the scenarios measured with at "
-                  "least two releases. A claim's verdict in a release combines its scenarios as in the claims "
-                  "table; hover a cell for the whole verdict.</p>")]
+    out = [Markup(f"<p>Measured on {h(_measured_text(measured, labels))}. Each cell is the claim's finding over "
+                  "the scenarios measured with that release; the newest release's is the one at the top of this "
+                  "page. A release changes a finding only when, on the scenarios it shares with the release "
+                  "before, the finding differs and the two releases' 95% confidence intervals do not overlap. "
+                  "Hover a cell for the whole finding.</p>")]
     if changed:
-        names = listing(list(dict.fromkeys(s.claim_id for s in changed)))
+        names = listing(list(dict.fromkeys(s.text.rstrip(".") for s in changed)))
         out.append(Markup(f"<p><strong>{len({s.claim_id for s in changed})} of {len(ids)} claims changed "
-                          f"verdict</strong> ({h(names)}); the others kept theirs in every release measured.</p>"))
+                          f"finding</strong> ({h(names)}); the others kept theirs in every release measured.</p>"))
     else:
-        out.append(Markup(f"<p><strong>No claim's verdict changed</strong> across TensorFlow "
+        out.append(Markup(f"<p><strong>No claim's finding changed</strong> across TensorFlow "
                           f"{h(listing([labels[v] for v in sort_versions(labels)]))}.</p>"))
     for s in strips:
-        who = join([" ", element("small", f"on {s.runner}")]) if several else ""
+        hw = hardware_name(ds.runners.get(s.runner), s.runner)
+        who = join([" ", element("small", f"on the {hw}")]) if several else ""
         out.append(Markup('<div class="tfperf-version-claim">'
-                          + f'<p class="tfperf-version-claim-title">{h(s.text)} {element("small", s.claim_id)}'
-                          + f"{who}</p>" + strip_html(s, labels) + _verdict_line(s, labels) + _notes(s, labels)
+                          + f'<p class="tfperf-version-claim-title">{h(s.text)}{who}</p>'
+                          + strip_html(s, labels) + _verdict_line(s, labels) + _notes(s, labels)
                           + _chart(ctx, s, labels) + "</div>"))
-    out.append(Markup(f'<p class="tfperf-strip-key">{h(KEY)}.</p>'))
+    out.append(Markup(f'<p class="tfperf-strip-key">{h(KEY)}. {h(RULE)}</p>'))
     missing = [str(c.get("text", c.get("id"))).rstrip(".") for c in ds.claims_of(topic) if str(c.get("id")) not in ids]
     if missing:
         out.append(Markup("<p>Not measured across releases (their scenarios were measured with one release only): "
@@ -202,7 +226,7 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
 
 
 def _scenario_details(strips: list[VersionStrip], labels: dict[str, str]) -> Markup:
-    """Every scenario of every claim, per release: the verdict and speedup (folded)."""
+    """Every scenario of every claim, per release: the finding and speedup (folded)."""
     versions = sort_versions(labels)
     head = "".join(element("th", x) for x in ["claim", "runner", "scenario", *[labels[v] for v in versions]])
     body = []
@@ -221,18 +245,23 @@ def _scenario_details(strips: list[VersionStrip], labels: dict[str, str]) -> Mar
                 if got is None:
                     tds.append(element("td", "–"))
                     continue
-                word = {"holds": HOLDS, "refuted": REFUTED}.get(got.verdict, UNCLEAR)
-                tds.append(element("td", join([element("span", SHORT[word], class_=f"tfperf-verdict tfperf-{CLASS[word]}"),
+                w = WORDS[got.finding]
+                tds.append(element("td", join([element("span", f"{w.symbol} {w.text}",
+                                                       class_=f"tfperf-verdict tfperf-{w.css}"),
                                                Markup("<br>"), times(got.ratio.point) if got.ratio else ""])))
-            body.append("<tr>" + element("td", s.claim_id) + element("td", s.runner) + element("td", scen)
+            body.append("<tr>" + element("td", s.text) + element("td", s.runner) + element("td", scen)
                         + "".join(tds) + "</tr>")
-    return Markup('<details class="tfperf-claim-detail"><summary>Every scenario in every release (verdict and '
+    return Markup('<details class="tfperf-claim-detail"><summary>Every scenario in every release (finding and '
                   'speedup)</summary><div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
                   f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></details>")
 
 
+def _changes_text(s: VersionStrip, labels: dict[str, str]) -> str:
+    return "; ".join(change_text(c, labels) for c in s.changes)
+
+
 def block_changes(d: Directive, ctx: Context) -> Markup:
-    """In a topic's short answer: which verdicts changed, and since which release."""
+    """Near the top of a topic page: which findings changed, and since which release."""
     topic = str(d.topic)
     strips = ctx.ds.version_strips(topic)
     if not strips:
@@ -243,15 +272,15 @@ def block_changes(d: Directive, ctx: Context) -> Markup:
     changed = [s for s in strips if s.changed]
     link = Markup('<a href="#across-versions">Across versions</a>')
     if not changed:
-        return Markup(f'<p class="tfperf-version-note">Across TensorFlow {h(names)}: no verdict on this page '
+        return Markup(f'<p class="tfperf-version-note">Across TensorFlow {h(names)}: no finding on this page '
                       f"changed (see {link}).</p>")
-    items = [element("li", join([s.text.rstrip("."), " — ", element("strong", change_text(s.latest, labels,
-                                                                                            len(s.changes)))
-                                 if s.latest else "", f" on {s.runner}" if several else ""]))
+    items = [element("li", join([s.text.rstrip("."), " — ", element("strong", _changes_text(s, labels)),
+                                 f" on the {hardware_name(ctx.ds.runners.get(s.runner), s.runner)}" if several
+                                 else ""]))
              for s in changed]
     return admonition("note", "Changed across TensorFlow releases", join([
         element("ul", join(items)),
-        Markup(f"<p>Measured with TensorFlow {h(names)}; the other claims kept their verdict. Per release: "
+        Markup(f"<p>Measured with TensorFlow {h(names)}; the other claims kept their finding. Per release: "
                f"{link}.</p>")]))
 
 
@@ -274,32 +303,35 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
                         f"{h(title)}</th></tr>")
             last = row.topic
         claim: Any = element("a", row.strip.text, href=href) if page else row.strip.text
-        who = join([Markup("<br>"), element("small", row.strip.runner)]) if several else ""
-        cells = "".join(element("td", cell_text(c), class_=f"tfperf-vcell tfperf-{CLASS[c.kind]}",
-                                title=cell_title(c, labels[v])) for v in t.versions for c in [row.cell(v)])
+        hw = hardware_name(ctx.ds.runners.get(row.strip.runner), row.strip.runner)
+        who = join([Markup("<br>"), element("small", hw)]) if several else ""
+        cells = "".join(element("td", cell_text(c), class_=f"tfperf-vcell tfperf-{_look(c)[2]}"
+                                + (" tfperf-stated" if c.definite else ""),
+                                title=cell_title(c, labels[v]), **_stated(row.strip, c))
+                        for v in t.versions for c in [row.cell(v)])
         body.append(f'<tr><th scope="row">{h(claim)}{h(who)}</th>{cells}</tr>')
     changed = t.changed
     runners = len(t.runners)
-    intro = (f"{len(t.rows)} claim{'s' if len(t.rows) != 1 else ''} measured on {runners} "
+    claims = len({(row.strip.topic, row.strip.claim_id) for row in t.rows})
+    intro = (f"{claims} claim{'s' if claims != 1 else ''} measured on {runners} "
              f"runner{'s' if runners != 1 else ''} across {len(t.versions)} TensorFlow releases "
              f"({listing([labels[v] for v in t.versions])}). ")
-    intro += (f"{len(changed)} claim{'s' if len(changed) != 1 else ''} changed verdict (listed under the table)."
-              if changed
-              else "No verdict changed across the releases measured.")
+    intro += (f"{len(changed)} finding{'s' if len(changed) != 1 else ''} changed (listed under the table)."
+              if changed else "No finding changed across the releases measured.")
     out: list[str] = [Markup(f"<p>{h(intro)}</p>"),
                       Markup('<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
                              f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"),
-                      Markup(f'<p class="tfperf-strip-key">{h(KEY)}. Hover a cell for the whole verdict.</p>')]
+                      Markup(f'<p class="tfperf-strip-key">{h(KEY)}. Hover a cell for the whole finding.</p>')]
     if changed:
         items = []
         for r in changed:
             page = ctx.topic_pages is None or r.topic in ctx.topic_pages
             text = r.strip.text.rstrip(".")
             name: Any = element("a", text, href=f"{ctx.prefix}topics/{r.topic}/#across-versions") if page else text
-            items.append(element("li", join([name, " — ", element("strong", change_text(
-                r.strip.latest, labels, len(r.strip.changes))) if r.strip.latest else "",
-                f" (on {r.strip.runner})" if several else ""])))
-        out.append(Markup("<p>Changed verdicts:</p>") + element("ul", join(items)))
+            hw = hardware_name(ctx.ds.runners.get(r.strip.runner), r.strip.runner)
+            items.append(element("li", join([name, " — ", element("strong", _changes_text(r.strip, labels)),
+                                             f" (on the {hw})" if several else ""])))
+        out.append(Markup("<p>Changed findings:</p>") + element("ul", join(items)))
     if t.unmeasured:
         out.append(Markup("<p>Not measured across releases yet: "
                           + h("; ".join(text.rstrip(".") for _t, _c, text in t.unmeasured)) + ".</p>"))

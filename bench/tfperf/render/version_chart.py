@@ -1,4 +1,4 @@
-"""The chart under a claim's strip of verdicts: the claimed winner's speedup per TensorFlow
+"""The chart under a claim's strip of findings: the candidate's speedup per TensorFlow
 release with its 95% CI, one colour per scenario, the 1× line dashed.
 
 It draws the rows :func:`tfperf.analyse.version_verdicts.speedup_rows` computed; every
@@ -16,18 +16,17 @@ from typing import Any
 
 import altair as alt
 
-from ..analyse import SpeedupRow
+from ..analyse import Finding, SpeedupRow
 from .charts import PALETTE, log_ticks
 from .html import times
 
-SHAPES = {"holds": "circle", "refuted": "square", "inconclusive": "diamond"}
+SHAPES = {Finding.FASTER: "triangle-up", Finding.SLOWER: "triangle-down", Finding.SAME: "circle",
+          Finding.UNCLEAR: "diamond"}
 MAX_COLOURS = 6      # more scenarios than this share one colour (a legend of 18 repeated colours reads as noise)
-WORDS = {"holds": "holds", "refuted": "refuted", "inconclusive": "unclear"}
 
 
 def _decorate(r: SpeedupRow) -> dict[str, object]:
-    return {**r, "verdict": WORDS.get(str(r.get("verdict")), str(r.get("verdict"))),
-            "speedup_txt": f"{times(r['speedup'])} (95% CI {times(r['speedup_low'])}–{times(r['speedup_high'])})"}
+    return {**r, "speedup_txt": f"{times(r['speedup'])} (95% CI {times(r['speedup_low'])}–{times(r['speedup_high'])})"}
 
 
 def version_chart_specs(rows: list[SpeedupRow], versions: list[str], what: str) -> tuple[dict[str, Any],
@@ -52,7 +51,7 @@ def version_chart_specs(rows: list[SpeedupRow], versions: list[str], what: str) 
                   if len(scenarios) <= MAX_COLOURS else alt.value(PALETTE[0]))
     offset: dict[str, alt.XOffset] = {"xOffset": alt.XOffset("scenario:N", sort=scenarios)} if len(scenarios) > 1 else {}
     tooltip = [alt.Tooltip("version:N", title="TensorFlow"), alt.Tooltip("scenario:N"),
-               alt.Tooltip("speedup_txt:N", title="speedup"), alt.Tooltip("verdict:N")]
+               alt.Tooltip("speedup_txt:N", title="speedup"), alt.Tooltip("finding:N")]
     base = alt.Chart()
     y = alt.Y("speedup:Q", title=title, scale=scale, axis=axis)
     layers = [
@@ -63,7 +62,7 @@ def version_chart_specs(rows: list[SpeedupRow], versions: list[str], what: str) 
                                              y2="speedup_high:Q", color=color, tooltip=tooltip, **offset),
         base.mark_point(filled=True, size=60, opacity=1).encode(
             x=x, y=y, color=color, tooltip=tooltip,
-            shape=alt.Shape("verdict:N", title="verdict", scale=alt.Scale(domain=list(WORDS.values()),
+            shape=alt.Shape("finding:N", title="finding", scale=alt.Scale(domain=[str(f) for f in SHAPES],
                                                                           range=list(SHAPES.values()))),
             **offset),
     ]

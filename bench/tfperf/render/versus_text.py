@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..analyse import Versus, params_id
+from ..analyse import RULE, WORDS, Versus, params_id
 
 
 def seconds(x: float | None) -> str:
@@ -45,14 +45,18 @@ def _scenario(params: Mapping[str, object], settings: dict[str, str]) -> str:
 
 def render(v: Versus) -> str:
     env: Mapping[str, object] = v.here.environment or {}
+    same = [s.name for s in v.runners if s.same_cpu]
     out = [(f"this machine: {_printable(v.here.runner)} ({_printable(env.get('cpu_model') or '?')}, "
             f"{env.get('cores') or '?'} cores), {v.here.profile} profile, {len(v.here.measurements)} result(s) "
             f"from {_printable(v.here.path, 200)}"),
-           "ratio = time here / time there (median over median, 95% CI); below 1 means faster here."]
+           (f"published runner with this CPU: {', '.join(map(_printable, same))}" if same
+            else "no published runner has this CPU: every comparison is with another processor"),
+           "ratio = time here / time there (median over median, 95% CI); below 1 means faster here.",
+           f"findings: {RULE}"]
     if v.errors:
         out += ["", "published files skipped (the others are used):"] + [f"  {_printable(e, 300)}" for e in v.errors]
     out += ["", "Published runners"]
-    rows = [[_printable(s.name), _printable(s.cpu or "?", 40), str(s.cases),
+    rows = [[_printable(s.name) + (" *" if s.same_cpu else ""), _printable(s.cpu or "?", 40), str(s.cases),
              times(s.typical_ratio), f"{s.in_iqr}/{s.cases}", f"{s.in_ci}/{s.cases}",
              _printable(s.contributed_by or "-", 24)] for s in v.runners]
     out += ["  " + x for x in table(["runner/profile", "cpu", "cases", "typical ratio", "in their IQR",
@@ -75,12 +79,14 @@ def render(v: Versus) -> str:
             out.append("  no case measured both here and on a published runner")
         claims = [c for c in v.claims if c.topic == topic]
         if claims:
-            out += ["", "  Claims (verdict here; on each runner over the same cases)"]
-            names = sorted({n for c in claims for n in c.there})
-            rows = [[_printable(c.claim_id, 36), c.here,
-                     "-" if c.here_ratio is None else f"{c.here_ratio[0]:.2f}x-{c.here_ratio[1]:.2f}x",
-                     *(c.there.get(n, "-") for n in names)] for c in claims]
-            out += ["  " + x for x in table(["claim", "here", "speedup here", *map(_printable, names)], rows)]
+            out += ["", "  Claims: the finding here, and on each runner over the same cases"]
+            for c in claims:
+                out.append(f"  {_printable(c.text, 200)}")
+                out.append(f"    {WORDS[c.here_finding].symbol} here: {c.here}")
+                for n in sorted(c.there):
+                    f = c.there_finding.get(n)
+                    sym = WORDS[f].symbol if f is not None else "-"
+                    out.append(f"    {sym} {_printable(n, 60)}: {c.there[n]}")
         recs = [r for r in v.recommendations if r.topic == topic]
         if recs:
             out += ["", "  Recommendations (the page's pick per runner and scenario: does it hold here?)"]

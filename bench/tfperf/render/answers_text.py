@@ -1,0 +1,30 @@
+"""``tfperf answers``: every topic's questions and their answers as terminal text, from the
+same analysis as the pages' first screen (:func:`tfperf.analyse.question_answers`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analyse import RULE, Dataset, question_answers
+
+
+def report(ds: Dataset, topics: Sequence[str] = ()) -> str:
+    """The question, its lead (Yes, No, It depends, Unclear), and one line per claim and
+    runner, naming the hardware."""
+    lines = [f"How to read the findings: {RULE}", ""]
+    for topic in topics or ds.topic_names():
+        info = ds.topics.get(topic)
+        answers = question_answers(ds, topic)
+        if not answers:
+            continue
+        lines.append(f"== {info.title if info else topic} ({topic})")
+        for qa in answers:
+            lines.append(f"Q: {qa.ask}")
+            if qa.lead:
+                lines.append(f"A: {qa.lead_text()}")
+            for hw, sentence in qa.lines():
+                lines.append(f"   [{hw}] {sentence}.")
+            if qa.note:
+                lines.append(f"   {qa.note}")
+        lines.append("")
+    return "\n".join(lines)
