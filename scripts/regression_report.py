@@ -12,6 +12,9 @@ OLD and NEW are results files, or REV:PATH for a file as committed at a git revi
     python scripts/regression_report.py 7bf666c:data/results/linux-x86_64-2core-intel-amx/full.json \\
         data/results/linux-x86_64-2core-intel-amx/full.json
 
+With --ids FILE, the cases that are slower or fail now are appended to FILE, one
+``<runner>/<profile> <case id>`` a line (the case set an issue is about: scripts/ci/open-pr.sh).
+
 Exit status: 0 (a report, whatever it says), 1 with --fail-on-slower when a case is slower or
 fails now, 2 when a file cannot be read.
 """
@@ -58,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-rows", type=int, default=60, help="rows of the table at most (default: %(default)s)")
     p.add_argument("--title", default=None, help="heading of the report (default: names the two sets)")
     p.add_argument("--fail-on-slower", action="store_true", help="exit 1 when a case is slower or fails now")
+    p.add_argument("--ids", type=Path, default=None,
+                   help="append '<runner>/<profile> <case id>' of each case slower or failing now to this file")
     args = p.parse_args(argv)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -69,7 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     title = args.title or f"{new['runner']['label']} / {new['profile']}: {args.old} → {args.new}"
     sys.stdout.write(regress.markdown(report, title=title, max_rows=args.max_rows))
     print(f"regression_report: {regress.summary_line(report)}", file=sys.stderr)
-    return 1 if args.fail_on_slower and regress.flagged_ids(report) else 0
+    flagged = regress.flagged_ids(report)
+    if args.ids is not None and flagged:
+        with args.ids.open("a", encoding="utf-8") as fh:
+            fh.writelines(f"{new['runner']['label']}/{new['profile']} {case}\n" for case in flagged)
+    return 1 if args.fail_on_slower and flagged else 0
 
 
 if __name__ == "__main__":

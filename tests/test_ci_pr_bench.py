@@ -40,7 +40,8 @@ def test_the_comment_is_posted_by_the_default_branch_without_running_the_pull_re
     assert set(on) == {"workflow_run"} and on["workflow_run"]["workflows"] == [_wf("pr-bench.yml")["name"]]
     job = wf["jobs"]["comment"]
     assert "workflow_run.event == 'pull_request'" in job["if"] and "conclusion == 'success'" in job["if"]
-    assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
+    # contents: read for the checkout of this workflow's own scripts (a job-level block drops the rest)
+    assert job["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
     checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
     assert "ref" not in checkout.get("with", {}), "the pull request's code must not be checked out here"
     download = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@"))

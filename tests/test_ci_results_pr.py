@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from test_ci_support import (GIT_ENV, ROOT, copy_ci, fake_gh, fork_pr, gh_calls,
 
 BRANCH = "tfperf/results-main"
 RESULTS = "data/results/box/full.json"
-CI_FILES = ("env.sh", "pending.sh", "open-pr.sh", "own_pr.py", "merge.sh")
+CI_FILES = ("env.sh", "pending.sh", "open-pr.sh", "own_pr.py", "merge.sh", "regression_issue.py")
 
 
 def result(n: int) -> dict[str, Any]:
@@ -303,3 +304,74 @@ def test_a_case_much_slower_than_on_main_is_reported_in_the_body_and_an_issue(wo
     out = world.run(checkout, "open-pr.sh", TFPERF_ISSUE_THRESHOLD="5")
     assert out.returncode == 0, out.stdout + out.stderr
     assert not (world.gh / "issue-body.md").exists()
+
+
+def _slower(world: World, name: str, *ns: int) -> Path:
+    """A run whose runners measured cases ``ns`` three times slower than main has them, merged
+    into a checkout of its own with the open results pull request's files (the merge job)."""
+    checkout = world.clone(name)
+    art = world.tmp / f"artifacts-{name}"
+    write_doc(art / "results-gha-box-shard1of1",
+              make_doc(runner="box", profile="full", results=[measured(n, median=0.003 * n, day=15) for n in ns]))
+    out = world.run(checkout, "pending.sh", str(art / "pending"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    out = world.run(checkout, "merge.sh", str(art), "data")
+    assert out.returncode == 0, out.stdout + out.stderr
+    out = world.run(checkout, "open-pr.sh")
+    assert out.returncode == 0, out.stdout + out.stderr
+    return checkout
+
+
+def _issues(world: World) -> list[dict[str, Any]]:
+    issues: list[dict[str, Any]] = json.loads((world.gh / "issues.json").read_text(encoding="utf-8"))
+    return issues
+
+
+def _issue_calls(world: World) -> list[str]:
+    return [c.split(" --body-file")[0] for c in gh_calls(world.gh) if c.startswith("issue ")
+            and not c.startswith("issue list")]
+
+
+def test_the_same_slower_cases_update_one_issue_instead_of_opening_another(world: World) -> None:
+    """Two runs that find the same cases slower (the second the GPU workflow's, which measured
+    none of them: the open results pull request brings them again) leave one issue, updated."""
+    world.commit_to("main", {RESULTS: json.dumps(doc(1, 2))}, "main with results 1 and 2")
+    _slower(world, "first", 1)
+    [issue] = _issues(world)
+    assert "[cases " in issue["title"] and "1 case(s) slower" in issue["title"]
+    world.prs([own_pr(5)])                                   # the results pull request is open now
+    _slower(world, "gpu")                                    # measured nothing new
+    assert _issues(world) == [issue]
+    assert _issue_calls(world) == [f"issue create --title {issue['title']}", f"issue edit {issue['number']}"]
+    # A maintainer closes it: the same cases again open nothing, update nothing.
+    (world.gh / "issues.json").write_text(json.dumps([{**issue, "state": "CLOSED"}]), encoding="utf-8")
+    _slower(world, "third", 1)
+    assert len(_issue_calls(world)) == 2 and len(_issues(world)) == 1
+    # Another set of cases (1 and 2 slower) is another issue.
+    _slower(world, "fourth", 1, 2)
+    assert len(_issues(world)) == 2 and "2 case(s) slower" in _issues(world)[1]["title"]
+    assert _issues(world)[1]["title"] != issue["title"]
+
+
+def test_the_issue_key_names_the_set_of_cases_whatever_their_order(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[1] / "scripts" / "ci" / "regression_issue.py"
+
+    def call(*args: str, stdin: str = "") -> str:
+        out = subprocess.run([sys.executable, str(script), *args], input=stdin, capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("box/full c1\nbox/full c2\n")
+    b.write_text("box/full c2\nbox/full c1\nbox/full c1\n")
+    key = call("key", str(a))
+    assert re.fullmatch(r"[0-9a-f]{12}", key) and call("key", str(b)) == key
+    b.write_text("box/full c2\n")
+    assert call("key", str(b)) != key
+    title = f"Benchmarks: 2 case(s) slower than before [cases {key}]"
+    assert call("find", key, stdin="[]") == "create"
+    assert call("find", key, stdin=json.dumps([{"number": 3, "title": title, "state": "OPEN"}])) == "edit 3"
+    assert call("find", key, stdin=json.dumps([{"number": 3, "title": title, "state": "CLOSED"}])) == "keep 3"
+    other = [{"number": 4, "title": "Benchmarks: 1 case(s) slower than before [cases 000000000000]", "state": "OPEN"}]
+    assert call("find", key, stdin=json.dumps(other)) == "create"

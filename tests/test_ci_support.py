@@ -45,13 +45,22 @@ def write_doc(root: Path, doc: Doc) -> Path:
     return f
 
 
-def fake_gh(bin_dir: Path, prs: list[Doc]) -> Path:
+def fake_gh(bin_dir: Path, prs: list[Doc], issues: list[Doc] | None = None) -> Path:
     """A ``gh`` on PATH: ``pr list`` prints ``prs`` (from bin_dir/prs.json, which a test may
-    rewrite); ``pr create``, ``pr edit`` and ``issue create`` keep their ``--body-file`` as
-    bin_dir/pr-body.md or issue-body.md; ``workflow run`` succeeds; every call is appended to
-    bin_dir/gh.log."""
+    rewrite) and ``issue list`` the issues (bin_dir/issues.json); ``pr create``, ``pr edit``,
+    ``issue create`` and ``issue edit`` keep their ``--body-file`` as bin_dir/pr-body.md or
+    issue-body.md, and ``issue create`` adds an open issue with its title to issues.json;
+    ``workflow run`` and ``api`` succeed; every call is appended to bin_dir/gh.log."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     (bin_dir / "prs.json").write_text(json.dumps(prs), encoding="utf-8")
+    (bin_dir / "issues.json").write_text(json.dumps(issues or []), encoding="utf-8")
+    add_issue = (
+        "import json, sys\n"
+        "path, title = sys.argv[1], sys.argv[2]\n"
+        "items = json.load(open(path))\n"
+        "n = 1 + max([i['number'] for i in items], default=0)\n"
+        "items.append({'number': n, 'title': title, 'state': 'OPEN'})\n"
+        "json.dump(items, open(path, 'w'))\n")
     gh = bin_dir / "gh"
     gh.write_text(
         "#!/bin/sh\n"
@@ -60,13 +69,18 @@ def fake_gh(bin_dir: Path, prs: list[Doc]) -> Path:
         f'if [ "$1 $2" = "pr list" ] && [ -f "{bin_dir}/hook.sh" ]; then\n'
         f'  mv "{bin_dir}/hook.sh" "{bin_dir}/hook.done" && sh -e "{bin_dir}/hook.done" >&2 || exit 9\n'
         "fi\n"
-        'body=""; prev=""; for a in "$@"; do [ "$prev" = "--body-file" ] && body="$a"; prev="$a"; done\n'
+        'body=""; title=""; prev=""\n'
+        'for a in "$@"; do [ "$prev" = "--body-file" ] && body="$a"; [ "$prev" = "--title" ] && title="$a"; prev="$a"; done\n'
         'case "$1 $2" in\n'
         f'  "pr list") cat "{bin_dir}/prs.json" ;;\n'
         f'  "pr create") cp "$body" "{bin_dir}/pr-body.md"; echo "https://example.invalid/pull/99" ;;\n'
         f'  "pr edit") cp "$body" "{bin_dir}/pr-body.md" ;;\n'
-        f'  "issue create") cp "$body" "{bin_dir}/issue-body.md" ;;\n'
+        f'  "issue list") cat "{bin_dir}/issues.json" ;;\n'
+        f'  "issue create") cp "$body" "{bin_dir}/issue-body.md"; '
+        f'"{sys.executable}" -c "{add_issue}" "{bin_dir}/issues.json" "$title" ;;\n'
+        f'  "issue edit") cp "$body" "{bin_dir}/issue-body.md" ;;\n'
         '  "workflow run") ;;\n'
+        '  "api "*) ;;\n'
         '  *) echo "fake gh: unexpected call: $*" >&2; exit 1 ;;\n'
         "esac\n", encoding="utf-8")
     gh.chmod(0o755)

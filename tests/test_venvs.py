@@ -84,6 +84,23 @@ def test_changed_recipe_rebuilds(tmp_path: Path) -> None:
     assert not (tmp_path / "tf-2.15.1" / "left-over").exists()
 
 
+def test_the_worker_gets_what_it_imports_at_the_harness_version(tmp_path: Path) -> None:
+    """The worker imports psutil (tfperf.measure.machine): each release's venv gets the version
+    installed beside tfperf, without its dependencies, and a venv that cannot have it fails."""
+    from importlib import metadata
+
+    want = f"psutil=={metadata.version('psutil')}"
+    assert venvs.recipe_for("2.13.1").harness == (want,)
+    fake = FakeCommands()
+    made = venvs.ensure("2.13.1", tmp_path, run=fake, log=lambda m: None)
+    assert made.stamp["installed"]["psutil"] == metadata.version("psutil")
+    assert any(c[-1] == want and "--no-deps" in c for c in fake.pip_calls)
+    refused = FakeCommands(lambda reqs: "No matching distribution found for psutil" if want in reqs else None)
+    with pytest.raises(venvs.VenvError, match=r"(?s)TensorFlow 2\.14\.1: pip could not install what the worker imports"):
+        venvs.ensure("2.14.1", tmp_path, run=refused, log=lambda m: None)
+    assert not (tmp_path / "tf-2.14.1").exists()
+
+
 def test_venv_without_stamp_is_not_ready(tmp_path: Path) -> None:
     """A creation that stopped half-way (no stamp) is built again, not used."""
     (tmp_path / "tf-2.14.1" / "bin").mkdir(parents=True)

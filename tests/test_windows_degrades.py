@@ -5,7 +5,8 @@ TensorFlow): each degrades to "not known" instead of failing the run or recordin
   the worker's boundary and the filters of the top functions say "/"; and a frame's file
   begins with a drive. The worker turns both into what Linux records.
 * The CPU's instruction sets: no /proc/cpuinfo, so {} (unknown), not every flag false.
-* Hygiene: no /proc/stat and no load average, so the scenario's others_share is null.
+* Hygiene: where psutil gives no CPU counters and no load average, the scenario's load and
+  others_share are null (tests/test_machine.py: what psutil does give, on every platform).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import psutil
 import pytest
 from tfperf.measure import envinfo, hygiene, sampling
 from tfperf.measure.worker import _short, _slashed
@@ -81,11 +83,14 @@ def test_linux_reads_the_instruction_sets_from_proc() -> None:
     assert set(envinfo.machine_info()["isa"]) == set(envinfo.ISA_FLAGS)
 
 
-def test_hygiene_without_proc_or_load_average(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(os, "getloadavg")
-    monkeypatch.delattr(os, "sysconf")
-    missing = tmp_path / "no-proc"
-    before = hygiene.snapshot([os.getpid()], cpufreq=missing, proc=missing)
-    after = hygiene.snapshot([os.getpid()], cpufreq=missing, proc=missing)
+def test_hygiene_where_psutil_gives_no_counters_or_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unavailable(*_: object) -> object:
+        raise psutil.AccessDenied()
+
+    monkeypatch.setattr(psutil, "getloadavg", unavailable)
+    monkeypatch.setattr(psutil, "cpu_times", unavailable)
+    missing = tmp_path / "no-cpufreq"
+    before = hygiene.snapshot([os.getpid()], cpufreq=missing)
+    after = hygiene.snapshot([os.getpid()], cpufreq=missing)
     assert hygiene.public(after) == {"load": None, "governor": None, "freq_mhz": None}
     assert hygiene.others_share(before, after, cores=2) is None

@@ -1,6 +1,6 @@
 """The worker pool's Windows way (tfperf.measure.processes) run on Linux: the thread that
-reads a worker's pipe into a queue instead of select(), and the kill of the worker alone
-instead of its process group, through real worker processes (tests/fake_worker.py, no
+reads a worker's pipe into a queue instead of select(), and the kill of the worker's tree
+as psutil lists it instead of its process group, through real worker processes (tests/fake_worker.py, no
 TensorFlow): a round trip, a timeout, a worker that dies, a whole `tfperf run`. Linux can
 only hand the pipe over the POSIX way (pass_fds); the Windows hand-over (an inherited
 handle, ``h<handle>``) is checked as arguments, and the worker's side of it with a
@@ -29,7 +29,7 @@ TESTS = Path(__file__).resolve().parent
 
 # Windows' reader and kill; the pipe handed over as POSIX does (the only way on Linux).
 PORTABLE = Processes("windows reader and kill, posix hand-over", processes.posix_handover,
-                     ThreadReader, processes.kill_process)
+                     ThreadReader, processes.kill_tree)
 
 
 def _python(tmp_path: Path, script: Path = TESTS / "fake_worker.py") -> str:
@@ -63,12 +63,12 @@ def test_linux_keeps_the_posix_way() -> None:
     assert processes.posix_handover(7) == processes.Handover("7", {"pass_fds": (7,), "start_new_session": True})
 
 
-def test_windows_gets_the_thread_reader_and_the_plain_kill(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_windows_gets_the_thread_reader_and_the_tree_kill(monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as m:
         m.setattr(os, "name", "nt")
         chosen = processes.for_platform()
     assert chosen is processes.WINDOWS
-    assert chosen.reader is ThreadReader and chosen.kill is processes.kill_process
+    assert chosen.reader is ThreadReader and chosen.kill is processes.kill_tree
     assert chosen.hand_over is processes.windows_handover
 
 
@@ -137,11 +137,13 @@ time.sleep(60)
 """
 
 
-@pytest.mark.parametrize("kill, survives", [(processes.kill_group, False), (processes.kill_process, True)],
-                         ids=["posix: the process group", "windows: the worker alone"])
+@pytest.mark.parametrize("kill, survives", [(processes.kill_group, False), (processes.kill_tree, False),
+                                            (lambda proc: proc.kill(), True)],
+                         ids=["posix: the process group", "windows: the tree psutil lists", "Popen.kill: the worker alone"])
 def test_what_each_kill_reaches(tmp_path: Path, kill: Any, survives: bool) -> None:
     """POSIX kills the worker's process group, a process it started too; Windows' kill
-    (Popen.kill, TerminateProcess there) reaches the worker alone."""
+    (psutil's list of the worker's descendants, then the worker) reaches it too; a plain
+    Popen.kill (TerminateProcess there), the worker alone, which shows the test can fail."""
     pid_file = tmp_path / "grandchild"
     proc = subprocess.Popen([sys.executable, "-c", SPAWNS, str(pid_file)], start_new_session=True)
     try:

@@ -61,6 +61,8 @@ ALLOWED_WRITES: dict[tuple[str, str], set[str]] = {
     ("bench-gpu.yml", "merge"): MERGE_WRITES,
     ("pages.yml", "deploy"): {"pages", "id-token"},
     ("pr-bench-comment.yml", "comment"): {"pull-requests"},   # workflow_run: the default branch's code
+    ("tests.yml", "results-pr-checks"): {"checks"},          # the results PR's check runs (post-checks.sh)
+    ("bench-gpu.yml", "runner-watchdog"): {"actions"},       # cancel a run no GPU runner took (gpu-watchdog.sh)
 }
 
 # GitHub-hosted runner images and the day each is (or was) retired; None: no date announced.
@@ -203,6 +205,8 @@ def test_dependabot_config_matches_its_schema_and_covers_actions_and_pip() -> No
     assert set(updates) >= {"github-actions", "pip"}
     assert updates["github-actions"]["directory"] == "/" and updates["pip"]["directory"] == "/"
     assert (ROOT / "pyproject.toml").is_file(), "Dependabot's pip updater reads pyproject.toml at the root"
+    for eco, update in updates.items():
+        assert update.get("cooldown", {}).get("default-days", 0) >= 7, f"{eco}: a release proposed on its first day"
 
 
 # ---------------------------------------------------------------- pinning
@@ -230,7 +234,8 @@ def pin_problems(text: str, where: str) -> list[str]:
         if not v:
             problems.append(f"{where}:{n}: {ref} has no '# vX.Y.Z' version comment")
             continue
-        known = VERIFIED_PINS.get(p["action"])
+        # An action in a folder of a repository (actions/cache/restore) is pinned by the repository's commit.
+        known = VERIFIED_PINS.get("/".join(p["action"].split("/")[:2]))
         if known != (p["sha"], v["version"]):
             problems.append(f"{where}:{n}: {p['action']}@{p['sha']} # {v['version']} is not a verified pin "
                             f"(verified: {known})")
@@ -283,6 +288,12 @@ def test_permissions_are_least_privilege_per_job(path: Path) -> None:
         writes = {k for k, v in perms.items() if v == "write"}
         assert writes <= ALLOWED_WRITES.get((path.name, name), set()), f"{path.name}: job {name} writes {writes}"
         assert all(v in ("read", "write", "none") for v in perms.values())
+        # A job's token has only what it names: a checkout needs contents (a private repository's
+        # fails without it), configure-pages reads the Pages site (pages).
+        if any(uses(s, "actions/checkout") for s in job.get("steps", [])):
+            assert perms.get("contents") in ("read", "write"), f"{path.name}: job {name} checks out without contents"
+        if any(uses(s, "actions/configure-pages") for s in job.get("steps", [])):
+            assert perms.get("pages") in ("read", "write"), f"{path.name}: job {name}: configure-pages needs pages: read"
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
@@ -507,33 +518,103 @@ def script_extras(run: str) -> str | None:
     return values.pop() if values else None
 
 
-CACHE_KEY_PARTS = ("${{ runner.os }}", "${{ runner.arch }}", "${{ env.PYTHON_VERSION }}", "${{ env.TFPERF_EXTRAS }}",
-                   "${{ hashFiles('pyproject.toml', 'scripts/ci/*-requirements.txt') }}")
+CACHE_KEY = ("pip-${{ runner.os }}-${{ runner.arch }}-py${{ env.PYTHON_VERSION }}-${{ env.TFPERF_LOCK }}-"
+             "${{ hashFiles(env.TFPERF_LOCK) }}")
+# The runner's os and arch (runner.os, runner.arch) of each hosted image a cache step runs on.
+IMAGE_PLATFORM = {"ubuntu-24.04": ("Linux", "X64"), "ubuntu-24.04-arm": ("Linux", "ARM64"),
+                  "macos-15": ("macOS", "ARM64"), "windows-2025": ("Windows", "X64")}
+
+
+def _cache_steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in job.get("steps", []) if uses(s, "actions/cache") or uses(s, "actions/cache/restore")]
+
+
+def render_key(template: str, env: dict[str, str], image: str, matrix: dict[str, Any] | None = None) -> str:
+    """A cache key as the runner computes it on ``image``: the expressions the workflows use."""
+    os_, arch = IMAGE_PLATFORM[image]
+
+    def one(m: re.Match[str]) -> str:
+        expr = m[1].strip()
+        if expr == "runner.os":
+            return os_
+        if expr == "runner.arch":
+            return arch
+        if expr.startswith("env."):
+            return str(env[expr[4:]])
+        if expr.startswith("matrix."):
+            return str((matrix or {})[expr[7:]])
+        h = re.fullmatch(r"hashFiles\((.*)\)", expr)
+        assert h, f"no rendering for {expr}"
+        args = [a.strip() for a in h[1].split(",")]
+        files = sorted({f for a in args
+                        for f in ROOT.glob(env[a[4:]] if a.startswith("env.") else a.strip("'\""))})
+        assert files, f"hashFiles({h[1]}) matches no file"
+        return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
+    return re.sub(r"\$\{\{(.*?)\}\}", one, template)
+
+
+def cache_keys(workflows: dict[str, dict[str, Any]], template: str | None = None) -> dict[str, set[str]]:
+    """Every pip cache key the workflows' jobs compute (on each image they run on), with the
+    locks the jobs that use it install; ``template`` replaces each step's own key."""
+    keys: dict[str, set[str]] = {}
+    for wf in workflows.values():
+        for job in wf["jobs"].values():
+            env = {**wf.get("env", {}), **job.get("env", {})}
+            matrix = job.get("strategy", {}).get("matrix", {})
+            for c in _cache_steps(job):
+                for labels in runs_on(job):
+                    for tf in matrix.get("tf", [None]):
+                        key = render_key(template or c["with"]["key"], env, labels[0], {"tf": tf})
+                        keys.setdefault(key, set()).add(env.get("TFPERF_LOCK", "(none)"))
+    return keys
+
+
+def test_each_lock_has_its_own_pip_cache_key_and_each_key_one_lock() -> None:
+    """Jobs that install different locks never share a cache (the merge job's lock and the data
+    job's test lock had one key, both being the test extra), and no job saves a cache that is
+    not its lock's: the history jobs, which add a TensorFlow release each, only restore."""
+    workflows = {p.name: load(p) for p in WORKFLOWS}
+    keys = cache_keys(workflows)
+    assert keys and all(len(locks) == 1 for locks in keys.values()), keys
+    for name, wf in workflows.items():
+        for job_name, job in wf["jobs"].items():
+            for c in _cache_steps(job):
+                assert c["with"]["key"] == CACHE_KEY, f"{name}: job {job_name}: {c['with']['key']}"
+                assert c["with"]["restore-keys"] == CACHE_KEY.split("${{ hashFiles")[0], f"{name}: job {job_name}"
+                assert c["with"]["path"] == "${{ env.PIP_CACHE_DIR }}", f"{name}: job {job_name}"
+    history = [s for s in workflows["bench.yml"]["jobs"]["history"]["steps"] if "cache" in s.get("uses", "")]
+    assert len(history) == 1 and uses(history[0], "actions/cache/restore"), "history jobs must not save caches"
+
+
+def test_the_cache_key_check_can_fail() -> None:
+    """The key the jobs used before (the extras, not the lock) gives the data job and the merge
+    job, two locks, one key."""
+    old = ("pip-${{ runner.os }}-${{ runner.arch }}-py${{ env.PYTHON_VERSION }}-${{ env.TFPERF_EXTRAS }}-"
+           "${{ hashFiles('pyproject.toml', 'scripts/ci/*-requirements.txt') }}")
+    workflows = {p.name: load(p) for p in WORKFLOWS}
+    shared = [locks for locks in cache_keys(workflows, old).values() if len(locks) > 1]
+    assert {"scripts/ci/test-requirements.txt", "scripts/ci/merge-requirements.txt"} in shared
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
-def test_pip_cache_keys_name_the_platform_python_extras_and_dependency_spec(path: Path) -> None:
+def test_jobs_that_install_restore_a_pip_cache(path: Path) -> None:
     wf = load(path)
     for name, job in wf["jobs"].items():
         job_steps = job.get("steps", [])
         for s in job_steps:
             if uses(s, "actions/setup-python"):
-                # setup-python's own pip cache keys on the file's hash only, not the extras.
-                assert "cache" not in s.get("with", {}), f"{path.name}: job {name}: use actions/cache with extras"
+                # setup-python's own pip cache keys on the file's hash only, not the lock.
+                assert "cache" not in s.get("with", {}), f"{path.name}: job {name}: use actions/cache"
                 assert s["with"]["python-version"] == "${{ env.PYTHON_VERSION }}", f"{path.name}: job {name}"
-        caches = [s for s in job_steps if uses(s, "actions/cache")]
         env = {**wf.get("env", {}), **job.get("env", {})}
-        for c in caches:
-            key, path_ = c["with"]["key"], c["with"]["path"]
-            assert all(part in key for part in CACHE_KEY_PARTS), f"{path.name}: job {name}: {key}"
-            assert key.startswith("pip-") and path_ == "${{ env.PIP_CACHE_DIR }}" and env.get("PIP_CACHE_DIR")
-            assert c["with"]["restore-keys"] == key.split("${{ hashFiles")[0], f"{path.name}: job {name}"
+        if _cache_steps(job):
+            assert env.get("PIP_CACHE_DIR") and env.get("TFPERF_LOCK"), f"{path.name}: job {name}"
         installs = {script_extras(s["run"]) for s in job_steps if "run" in s} - {None}
         if not installs:
             continue
         runs_hosted = all(len(labels) == 1 and labels[0] in RUNNER_IMAGES for labels in runs_on(job))
-        assert caches or not runs_hosted, f"{path.name}: job {name} installs with no pip cache"
-        # The key's extras are what the job's scripts install.
+        assert _cache_steps(job) or not runs_hosted, f"{path.name}: job {name} installs with no pip cache"
+        # The job's scripts install its extras, from the lock TFPERF_LOCK names.
         assert env.get("TFPERF_EXTRAS"), f"{path.name}: job {name} names no TFPERF_EXTRAS"
         assert installs <= {env["TFPERF_EXTRAS"], "$TFPERF_EXTRAS"}, f"{path.name}: job {name}: {installs}"
 
@@ -651,6 +732,9 @@ def test_setup_hashes_pyproject_without_sha256sum(tmp_path: Path, tools: tuple[s
 def test_tests_run_on_push_pull_request_and_dispatch() -> None:
     wf = by_name("tests.yml")
     assert set(triggers(wf)) == {"push", "pull_request", "workflow_dispatch"}
+    # Pushes to main only: a branch of this repository is tested through its pull request,
+    # not twice (push and pull_request).
+    assert triggers(wf)["push"] == {"branches": ["main"]}
     assert "gh workflow run tests.yml --ref" in (SCRIPTS / "open-pr.sh").read_text(encoding="utf-8"), \
         "the results pull request gets no checks"
     runs = [s["run"] for _, s in steps(wf) if "run" in s]
@@ -671,7 +755,7 @@ def test_a_pull_request_is_checked_for_removed_results() -> None:
 
 def test_pull_requests_get_a_quick_profile_smoke_run_per_os() -> None:
     job = by_name("tests.yml")["jobs"]["smoke"]
-    assert job["if"] == "${{ github.event_name == 'pull_request' }}"
+    assert job["if"].startswith("${{ github.event_name == 'pull_request' && ")
     oses = job["strategy"]["matrix"]["os"]
     for platform in ("ubuntu-", "macos-", "windows-"):
         assert [o for o in oses if o.startswith(platform)], f"no {platform}* cell in the smoke matrix"
@@ -820,6 +904,34 @@ def test_gpu_workflow_runs_main_only_by_schedule_or_dispatch_in_its_own_group() 
     assert re.search(r'^gpu = \[.*"tensorflow\[and-cuda\]==', pyproject, re.M), "pyproject.toml has no gpu extra"
 
 
+def test_a_gpu_run_no_runner_takes_is_cancelled_and_holds_nothing() -> None:
+    """A job waiting for a self-hosted runner waits up to 24 hours (its timeout counts from its
+    start) and, with queue: max, every later GPU run waits behind it: a hosted watchdog job of
+    the same run cancels the run when the GPU job has not started in time."""
+    wf = by_name("bench-gpu.yml")
+    gpu, dog = wf["jobs"]["bench-gpu"], wf["jobs"]["runner-watchdog"]
+    assert dog["if"] == gpu["if"], "the watchdog runs exactly when the GPU job does"
+    assert dog["runs-on"] in RUNNER_IMAGES and "needs" not in dog, "it runs beside the GPU job, on a hosted runner"
+    step = next(s for s in dog["steps"] if "run" in s)
+    assert step["run"] == 'scripts/ci/gpu-watchdog.sh "$GPU_JOB"'
+    assert step["env"]["GPU_JOB"] == gpu["name"], "the watchdog looks for the GPU job by its name"
+    assert step["env"]["RUN_ID"] == "${{ github.run_id }}" and "GPU_RUNNER_WAIT_MINUTES" in step["env"]["WAIT_MINUTES"]
+    assert dog["permissions"] == {"contents": "read", "actions": "write"}
+    assert "GPU_RUNNER_WAIT_MINUTES" in (SCRIPTS / "gpu-runner.md").read_text(encoding="utf-8")
+    # Once the runner has it: the machine lock's wait leaves the measuring step most of its time.
+    measure = next(s for s in gpu["steps"] if s.get("run", "").startswith("scripts/ci/bench.sh"))
+    wait_s = int(gpu["env"]["TFPERF_MACHINE_LOCK_WAIT"])
+    assert wait_s <= 600 and measure["timeout-minutes"] * 60 - wait_s >= 60 * 60, (wait_s, measure)
+
+
+def test_the_gpu_runner_set_up_is_written_out() -> None:
+    doc = (SCRIPTS / "gpu-runner.md").read_text(encoding="utf-8")
+    for needed in ("organisation", "Runner groups", "Allow public repositories", "Workflow access",
+                   "bench-gpu.yml@refs/heads/main", "--ephemeral", "525.60.13", "nvidia-smi", "util-linux",
+                   "Python 3.11", "GPU_RUNNER_LABEL", "runner-watchdog"):
+        assert needed in doc, needed
+
+
 MATRIX_EXPR = re.compile(r"\$\{\{\s*matrix\.(?P<path>[\w.-]+)\s*\}\}")
 
 
@@ -849,8 +961,129 @@ def test_history_runs_every_release_from_2_12_weekly_or_on_demand_and_feeds_the_
     assert job["env"]["TFPERF_TF"] == "${{ matrix.tf }}"
     runs = [s["run"] for s in job["steps"] if "run" in s]
     assert runs == ['scripts/ci/bench.sh history 1/1 "$BENCH_RUNNER"']
-    cache = next(s for s in job["steps"] if uses(s, "actions/cache"))
-    assert "matrix.tf" in cache["with"]["key"], "each release's wheels are cached apart"
+    cache = [s for s in job["steps"] if "actions/cache" in s.get("uses", "")]
+    assert len(cache) == 1 and uses(cache[0], "actions/cache/restore"), "the releases' wheels are not cached"
+
+
+# ---------------------------------------------------------------- which jobs run on which event
+
+EXPR_TOKEN = re.compile(r"\s*(?:(?P<str>'[^']*')|(?P<op>==|!=|&&|\|\||!|\(|\)|,)|(?P<name>[A-Za-z_][\w.-]*))")
+
+
+def evaluate(expr: str, context: dict[str, Any]) -> Any:
+    """An ``if:`` expression of these workflows under ``context`` (dotted names such as
+    ``github.event_name`` or ``inputs.profile``; a missing one is null), as GitHub evaluates
+    it: ``||`` and ``&&`` give an operand, strings compare ignoring case, ``startsWith`` too,
+    ``always()`` and ``!cancelled()`` hold in a run nobody cancelled."""
+    text = expr.strip()
+    if text.startswith("${{") and text.endswith("}}"):
+        text = text[3:-2]
+    out, pos = [], 0
+    while pos < len(text.rstrip()):
+        m = EXPR_TOKEN.match(text, pos)
+        assert m and m.end() > pos, f"cannot read {text[pos:]!r}"
+        pos = m.end()
+        if m["str"] is not None:
+            out.append(f"_S({m['str']!r}[1:-1])")
+        elif m["op"]:
+            out.append({"&&": " and ", "||": " or ", "!": " not ", ",": ","}.get(m["op"], m["op"]))
+        elif m["name"] in ("always", "cancelled", "success", "failure", "startsWith", "true", "false", "null"):
+            out.append({"true": "True", "false": "False", "null": "None"}.get(m["name"], m["name"]))
+        else:
+            out.append(f"_S(_ctx({m['name']!r}))")
+
+    class _S(str):
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str) and self.lower() == other.lower()
+
+        def __ne__(self, other: object) -> bool:
+            return not self == other
+
+        __hash__ = str.__hash__
+
+    def _wrap(value: Any) -> Any:
+        return _S(value) if isinstance(value, str) else value
+
+    names = {"always": lambda: True, "cancelled": lambda: False, "success": lambda: True,
+             "failure": lambda: False, "startsWith": lambda a, b: str(a or "").lower().startswith(str(b).lower()),
+             "_ctx": lambda n: context.get(n), "_S": _wrap, "True": True, "False": False, "None": None}
+    return eval("".join(out), {"__builtins__": {}}, names)  # noqa: S307 - a test's own expressions
+
+
+def runs(workflow: str, context: dict[str, Any]) -> set[str]:
+    """The jobs of ``workflow`` whose ``if:`` holds (a job without one runs)."""
+    jobs = by_name(workflow)["jobs"]
+    return {name for name, job in jobs.items() if "if" not in job or evaluate(str(job["if"]), context)}
+
+
+def _event(name: str, **more: Any) -> dict[str, Any]:
+    return {"github.event_name": name, "github.ref": "refs/heads/main", "github.ref_name": "main",
+            "vars.GPU_RUNNER_LABEL": "gpu-a100", **more}
+
+
+@pytest.mark.parametrize("context,expected", [
+    (_event("schedule"), {"bench", "selfcheck", "history", "merge"}),
+    (_event("push"), {"bench", "selfcheck", "merge"}),
+    (_event("workflow_dispatch", **{"inputs.profile": "full"}), {"bench", "selfcheck", "merge"}),
+    (_event("workflow_dispatch", **{"inputs.profile": "quick"}), {"bench", "selfcheck", "merge"}),
+    (_event("workflow_dispatch", **{"inputs.profile": "history"}), {"history", "merge"}),
+], ids=["schedule", "push", "dispatch full", "dispatch quick", "dispatch history"])
+def test_a_history_dispatch_runs_the_history_jobs_only(context: dict[str, Any], expected: set[str]) -> None:
+    """profile: history measures the TensorFlow releases, not the nine-cell matrix and the
+    self-check with the history profile (which would commit arm64 and macOS history files)."""
+    assert runs("bench.yml", context) == expected
+
+
+def test_the_expression_reader_reads_as_github_does() -> None:
+    """What the job selection tests rely on, so that a wrong reading fails here first."""
+    assert evaluate("${{ inputs.profile || 'full' }}", {}) == "full"
+    assert evaluate("${{ inputs.profile != 'history' }}", {}) is True          # null is not 'history'
+    assert evaluate("${{ inputs.profile != 'history' }}", {"inputs.profile": "History"}) is False
+    assert evaluate("${{ !(a == 'x' && startsWith(b, 'TF/')) }}", {"a": "x", "b": "tf/results"}) is False
+    assert evaluate("${{ !cancelled() && needs.x.result != 'skipped' }}", {"needs.x.result": "skipped"}) is False
+    # Without its condition (as before), the bench job ran on a history dispatch too.
+    jobs = {"bench": {}, "history": {"if": "${{ github.event_name == 'schedule' || inputs.profile == 'history' }}"}}
+    history = _event("workflow_dispatch", **{"inputs.profile": "history"})
+    assert {n for n, j in jobs.items() if "if" not in j or evaluate(j["if"], history)} == {"bench", "history"}
+
+
+@pytest.mark.parametrize("context,smoke", [
+    (_event("pull_request", **{"github.head_ref": "fix-x", "github.repository": "o/r",
+                               "github.event.pull_request.head.repo.full_name": "o/r"}), True),
+    (_event("pull_request", **{"github.head_ref": "tfperf/results-main", "github.repository": "o/r",
+                               "github.event.pull_request.head.repo.full_name": "o/r"}), False),
+    (_event("pull_request", **{"github.head_ref": "tfperf/results-main", "github.repository": "o/r",
+                               "github.event.pull_request.head.repo.full_name": "fork/r"}), True),
+    (_event("push"), False),
+], ids=["a pull request", "the results pull request", "a fork's branch named like it", "push"])
+def test_the_smoke_matrix_skips_the_results_pull_request(context: dict[str, Any], smoke: bool) -> None:
+    assert ("smoke" in runs("tests.yml", context)) is smoke
+
+
+@pytest.mark.parametrize("context,posts", [
+    (_event("workflow_dispatch", **{"github.ref_name": "tfperf/results-main"}), True),
+    (_event("workflow_dispatch"), False),
+    (_event("push", **{"github.ref_name": "tfperf/results-main"}), False),
+    (_event("pull_request", **{"github.ref_name": "7/merge"}), False),
+], ids=["dispatched on the results branch", "dispatched on main", "push", "pull request"])
+def test_the_results_pull_requests_checks_are_posted_only_from_its_dispatched_run(context: dict[str, Any],
+                                                                                posts: bool) -> None:
+    assert ("results-pr-checks" in runs("tests.yml", context)) is posts
+
+
+def test_the_results_pull_request_gets_check_runs_named_like_the_jobs() -> None:
+    """A dispatched run's checks are not the pull request's; check runs of the same names on
+    its head commit are, and satisfy a branch protection that requires the jobs' checks."""
+    wf = by_name("tests.yml")
+    job = wf["jobs"]["results-pr-checks"]
+    assert job["needs"] == ["data", "test"] and "always()" in job["if"]
+    step = next(s for s in job["steps"] if "run" in s)
+    assert step["run"] == 'scripts/ci/post-checks.sh "$DATA_CHECK=$DATA_RESULT" "$TEST_CHECK=$TEST_RESULT"'
+    env = step["env"]
+    assert env["DATA_CHECK"] == wf["jobs"]["data"]["name"] and env["TEST_CHECK"] == wf["jobs"]["test"]["name"]
+    assert env["DATA_RESULT"] == "${{ needs.data.result }}" and env["TEST_RESULT"] == "${{ needs.test.result }}"
+    assert env["HEAD_SHA"] == "${{ github.sha }}" and env["GH_TOKEN"] == "${{ github.token }}"
+    assert job["permissions"] == {"contents": "read", "checks": "write"}
 
 
 @pytest.mark.parametrize("workflow,needs,pattern", [("bench.yml", ["bench", "history"], "results-gha-*"),
@@ -897,12 +1130,16 @@ def test_publish_builds_strict_and_deploys_with_the_official_actions() -> None:
     assert "mkdocs build --strict" in (SCRIPTS / "build-site.sh").read_text(encoding="utf-8")
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    # configure-pages reads the Pages site through the API: without pages: read the first run fails.
+    assert build["permissions"] == {"contents": "read", "pages": "read"}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Source: **GitHub Actions**" in readme and "before the first push" in readme
 
 
 def test_scripts_ci_readme_names_every_script() -> None:
     readme = (SCRIPTS / "README.md").read_text(encoding="utf-8")
-    for script in sorted(SCRIPTS.glob("*.sh")):
-        if script.name != "env.sh":
+    for script in sorted([*SCRIPTS.glob("*.sh"), *SCRIPTS.glob("*.py"), *SCRIPTS.glob("*.md")]):
+        if script.name not in ("env.sh", "README.md"):
             assert f"scripts/ci/{script.name}" in readme or script.name in readme, script.name
 
 

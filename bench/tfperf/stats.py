@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -30,26 +31,29 @@ def median(xs: Sequence[float]) -> float:
     return quantile(xs, 0.5)
 
 
-def _binom_cdf(k: int, n: int) -> float:
-    """P(X <= k) for X ~ Binomial(n, 1/2)."""
-    return sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
-
-
 @lru_cache(maxsize=1024)
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int] | None:
     """0-based ranks (lo, hi) of the order statistics bounding the median with at least
     ``confidence`` coverage, or None when n is too small for that coverage (n < 6 at 95%).
 
     Distribution-free: P(x_(j) <= median <= x_(k)) = P(j <= B < k), B ~ Binomial(n, 1/2).
+    Exact integer arithmetic, so any n works (a float holds 2**n only up to n = 1023); the
+    binomial tail is summed term by term, each term from the last.
     """
-    alpha = 1.0 - confidence
+    # alpha/2 as the exact value of its float; P(B < j) <= alpha/2  <=>  2**n * P(B < j) * den <= num * 2**n.
+    half = Fraction(1.0 - confidence) / 2
+    limit = half.numerator * 2**n
     best: tuple[int, int] | None = None
+    term = 1            # C(n, j - 1)
+    tail = 0            # sum of C(n, i) for i < j
     # Largest j (1-based) with P(B < j) <= alpha/2; the interval is [x_(j), x_(n+1-j)].
     for j in range(1, n // 2 + 1):
-        if _binom_cdf(j - 1, n) <= alpha / 2:
+        tail += term
+        if tail * half.denominator <= limit:
             best = (j - 1, n - j)
         else:
             break
+        term = term * (n - j + 1) // j
     return best
 
 

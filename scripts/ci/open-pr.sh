@@ -9,9 +9,12 @@
 # Every results file is validated first. Files .gitignore excludes (quick-profile results)
 # are never committed, so a quick run opens no pull request; its merged data is an artifact.
 # The pull request's body is the regression report of each changed file against the base;
-# a case slower by more than TFPERF_ISSUE_THRESHOLD (default 0.25), or failing now, also opens
-# an issue. Last, the tests are dispatched on the branch (a PR made with GITHUB_TOKEN starts no
-# workflow; a workflow_dispatch does), so the pull request shows real checks.
+# cases slower by more than TFPERF_ISSUE_THRESHOLD (default 0.25), or failing now, get one
+# issue per set of cases (scripts/ci/regression_issue.py): the next run that finds the same
+# cases updates its body, a closed one stays closed, a different set opens its own. Last, the
+# tests are dispatched on the branch (a PR made with GITHUB_TOKEN starts no workflow; a
+# workflow_dispatch does), and that run posts its outcome as check runs on the branch's head
+# commit, which the pull request shows and branch protection counts (tests.yml).
 #
 # Usage: scripts/ci/open-pr.sh
 # Environment: RESULTS_BRANCH, BASE_BRANCH, GH_TOKEN, RUN_URL (link in the PR body), TFPERF_ISSUE_THRESHOLD,
@@ -127,8 +130,9 @@ body="$tmp/body.md"
     echo "the earlier open results pull request. Re-running the workflow updates this pull request."
     echo
 } > "$body"
-issue="$tmp/issue.md"
+issue="$tmp/issue.md" ids="$tmp/issue-cases.txt"
 : > "$issue"
+: > "$ids"
 while IFS= read -r path; do
     git show "$base_sha:$path" > "$tmp/old.json" 2>/dev/null || continue   # a new file: nothing to compare
     git show "$pushed:$path" > "$tmp/new.json"
@@ -136,7 +140,7 @@ while IFS= read -r path; do
         || echo "(no report for $path)" >> "$body"
     echo >> "$body"
     rc=0
-    "$PY" scripts/regression_report.py --fail-on-slower --threshold "${TFPERF_ISSUE_THRESHOLD:-0.25}" \
+    "$PY" scripts/regression_report.py --fail-on-slower --threshold "${TFPERF_ISSUE_THRESHOLD:-0.25}" --ids "$ids" \
         --title "Slower by more than $(awk "BEGIN {print ${TFPERF_ISSUE_THRESHOLD:-0.25} * 100}")% in $path" \
         "$tmp/old.json" "$tmp/new.json" > "$tmp/part.md" 2>/dev/null || rc=$?
     if [ "$rc" = 1 ]; then
@@ -154,9 +158,23 @@ else
         --body-file "$body.cut"
 fi
 if [ -s "$issue" ]; then
-    { echo "Run: ${RUN_URL:-a local run}; results pull request from \`$branch\`."; echo; cat "$issue"; } \
+    key="$("$PY" scripts/ci/regression_issue.py key "$ids")"
+    n_cases="$(LC_ALL=C sort -u "$ids" | grep -c .)"
+    { echo "Run: ${RUN_URL:-a local run}; results pull request from \`$branch\`. Each run that finds these"
+      echo "same cases updates this issue; other cases get an issue of their own."; echo; cat "$issue"; } \
         | head -c 60000 > "$issue.cut"
-    gh issue create --title "Benchmarks: cases slower than before ($(date -u +%Y-%m-%d))" --body-file "$issue.cut"
+    action="$(gh issue list --state all --limit 200 --search "\"[cases $key]\" in:title" \
+        --json number,title,state | "$PY" scripts/ci/regression_issue.py find "$key")"
+    case "$action" in
+        edit\ *)
+            gh issue edit "${action#edit }" --body-file "$issue.cut" >/dev/null
+            echo "open-pr.sh: updated issue #${action#edit } (cases $key)" ;;
+        keep\ *)
+            echo "open-pr.sh: issue #${action#keep } (cases $key) was closed: not opened again" ;;
+        *)
+            gh issue create --title "Benchmarks: $n_cases case(s) slower than before [cases $key]" \
+                --body-file "$issue.cut" ;;
+    esac
 fi
 # A pull request made with GITHUB_TOKEN starts no workflow; a dispatch does: run the tests
 # (and the data guard) on the results branch, so the pull request shows real checks.

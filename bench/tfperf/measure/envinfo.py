@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ..hardware import cpu_class, cpu_identity
+from . import machine
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -91,10 +92,7 @@ def _cpuinfo() -> tuple[str, set[str] | None]:
 
 
 def _memory_bytes() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
+    return machine.memory_bytes()
 
 
 def git_commit(cwd: str | Path | None = None) -> str | None:

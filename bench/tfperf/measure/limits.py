@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from . import machine
 
 # A worker above this share of physical memory is killed and its case stored as crashed,
 # before the kernel's OOM killer picks a process (possibly not ours) on a shared machine.
@@ -10,10 +10,9 @@ MEMORY_SHARE = 0.75
 
 
 def default_memory_limit_mb() -> int | None:
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * MEMORY_SHARE / 2**20)
-    except (ValueError, OSError, AttributeError):
-        return None
+    """MEMORY_SHARE of physical memory in MB; None (no cap) where the size is unknown."""
+    total = machine.memory_bytes()
+    return int(total * MEMORY_SHARE / 2**20) if total is not None else None
 
 
 def memory_limit(value: int | None) -> int | None:

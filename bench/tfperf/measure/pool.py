@@ -2,7 +2,8 @@
 alive across the scenarios that need it, at most ``max_live`` at once.
 
 A worker is asked one command at a time (:meth:`WorkerHandle.request`) under a deadline;
-a worker that hangs, dies or grows past the memory cap raises :class:`WorkerGone` with
+a worker that hangs, dies or grows past the memory cap (its resident memory, read through
+psutil on every platform) raises :class:`WorkerGone` with
 the tail of its log, and is killed. How a worker gets its pipe, how the parent waits on
 it and how a worker is killed depend on the platform (:mod:`tfperf.measure.processes`,
 chosen once in :data:`PROCESSES`). Never imports TensorFlow.
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import IO, NoReturn, cast
 
 from ..store.record_types import Environment, ProcessSettings
-from . import envinfo
+from . import envinfo, machine
 from .processes import PipeReader, Processes, for_platform
 from .protocol import Answer, Command, Job, Ready
 
@@ -40,11 +41,10 @@ PROCESSES: Processes = for_platform()
 
 def default_max_live(worker_mb: int = WORKER_MB) -> int:
     """How many workers fit in memory at once (at least 2: a baseline and one other)."""
-    try:
-        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
-    except (ValueError, OSError, AttributeError):
+    total = machine.memory_bytes()
+    if total is None:
         return 4
-    return max(2, int(total_mb * MEMORY_FOR_WORKERS // worker_mb))
+    return max(2, int(total / 2**20 * MEMORY_FOR_WORKERS // worker_mb))
 
 
 class WorkerGone(Exception):
@@ -57,14 +57,10 @@ class WorkerGone(Exception):
         self.reason, self.tail, self.returncode = reason, tail, returncode
 
 
-def _rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return 0.0
+def _rss_mb(pid: int) -> float | None:
+    """The worker's resident memory in MB; None when it cannot be read (gone, say)."""
+    rss = machine.rss_bytes(pid)
+    return rss / 2**20 if rss is not None else None
 
 
 class WorkerHandle:
@@ -130,7 +126,7 @@ class WorkerHandle:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._fail("timeout")
-            if self.memory_limit_mb and _rss_mb(self.proc.pid) > self.memory_limit_mb:
+            if self.memory_limit_mb and (_rss_mb(self.proc.pid) or 0.0) > self.memory_limit_mb:
                 self._fail("memory")
             chunk = self._reader.read(min(remaining, 0.25)) if self._reader is not None else None
             if chunk is not None:

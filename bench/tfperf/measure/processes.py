@@ -20,10 +20,10 @@ groups to signal:
   new session does on POSIX;
 * a daemon thread reads the pipe into a queue, which the parent waits on with a timeout
   (:class:`ThreadReader`);
-* a worker is killed with ``Popen.kill()`` (TerminateProcess): the worker alone. Windows
-  kills a tree only through a job object, which Python's standard library does not make,
-  so a process the worker started itself would outlive it (the harness's workers start
-  none; TensorFlow's threads end with their process).
+* a worker is killed with everything it started: psutil lists the worker's descendants and
+  each is terminated (TerminateProcess), then the worker (:func:`kill_tree`). Windows has
+  no process group to signal at once; a process that a descendant started after the list
+  was taken would outlive it (the harness's workers start none).
 
 The pieces combine freely: the tests run the thread reader and the plain kill on Linux
 (with the POSIX hand-over, the only one Linux can do) through a real worker pool.
@@ -42,6 +42,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict
+
+from . import machine
 
 CHUNK = 1 << 16
 
@@ -152,8 +154,11 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def kill_process(proc: subprocess.Popen[bytes]) -> None:
-    """Windows (and any platform): the worker alone, TerminateProcess / SIGKILL."""
+def kill_tree(proc: subprocess.Popen[bytes]) -> None:
+    """Windows (and any platform): the worker and every process it started, found through
+    psutil (``machine.kill_tree``: TerminateProcess / SIGKILL each), then the worker again
+    through its Popen, which also covers a worker psutil could not read."""
+    machine.kill_tree(proc.pid)
     proc.kill()
 
 
@@ -168,7 +173,7 @@ class Processes:
 
 
 POSIX = Processes("posix", posix_handover, SelectReader, kill_group)
-WINDOWS = Processes("windows", windows_handover, ThreadReader, kill_process)
+WINDOWS = Processes("windows", windows_handover, ThreadReader, kill_tree)
 
 
 def for_platform() -> Processes:

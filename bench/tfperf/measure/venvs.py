@@ -11,6 +11,9 @@ reusing it afterwards without calling pip. What goes in is the version's recipe:
   TensorFlow over the first). TensorFlow 2.15 already obeys TF_USE_LEGACY_KERAS=1 (the
   ``keras=2`` settings group) and then imports tf_keras, although its own ``keras``
   package is Keras 2; before 2.15, Keras 2 comes with TensorFlow and nothing is added;
+* what the worker itself imports besides TensorFlow (``harness``: psutil, at the version
+  installed beside tfperf), after TensorFlow and with ``--no-deps``: a venv that cannot
+  have it is not built;
 * the serving topic's runtimes (``RUNTIMES``, as in pyproject.toml's ``tf`` extra), in the
   same pip resolve as TensorFlow when that resolves; otherwise TensorFlow alone, then each
   runtime beside it, and a runtime that still does not install is recorded with pip's
@@ -54,6 +57,8 @@ REASON_LINES = 8          # last lines of pip's output kept as the reason of a f
 
 # The serving topic's optional runtimes, pinned as in pyproject.toml's `tf` extra
 # (tests/test_venvs.py checks that the two agree).
+# The distributions the worker imports besides TensorFlow and the standard library.
+HARNESS_IMPORTS = ("psutil",)
 RUNTIMES = ("ai-edge-litert==2.3.0; platform_machine != 'aarch64'", "tf2onnx==1.17.0", "onnxruntime==1.31.1")
 # TensorFlow 2.14-2.17 pin ml_dtypes below 0.5, and onnx from 1.18 needs 0.5 (its
 # float4_e2m1fn) without saying so in its metadata: pip installs them together and
@@ -86,6 +91,7 @@ class Recipe:
     python: str                          # "3.11": the venv's interpreter line
     tf_keras: str | None                 # "2.16.0" (installed --no-deps), None before 2.15
     runtimes: tuple[str, ...] = RUNTIMES
+    harness: tuple[str, ...] = ()        # the worker's own imports ("psutil==7.2.2"), see harness_requirements
 
     @property
     def hash(self) -> str:
@@ -118,7 +124,13 @@ def recipe_for(version: str, python: tuple[int, int] = sys.version_info[:2]) -> 
         raise VenvError(f"TensorFlow {version}: no tf-keras release for {'.'.join(version.split('.')[:2])} is known "
                         f"(known: {', '.join(TF_KERAS_RELEASES)}; add it to TF_KERAS_RELEASES in {__name__})")
     return Recipe(tensorflow=version, python=f"{python[0]}.{python[1]}", tf_keras=keras[-1] if keras else None,
-                  runtimes=runtimes_for(version))
+                  runtimes=runtimes_for(version), harness=harness_requirements())
+
+
+def harness_requirements() -> tuple[str, ...]:
+    """What the worker imports besides TensorFlow and the standard library, pinned to the
+    versions installed beside tfperf: psutil (``tfperf.measure.machine``)."""
+    return tuple(f"{dist}=={metadata.version(dist)}" for dist in HARNESS_IMPORTS)
 
 
 def check_version(version: str) -> None:
@@ -252,6 +264,11 @@ def _build(path: Path, recipe: Recipe, run: Command, log: Callable[[str], None])
                     missing[requirement_name(rt)] = reason(out)
                     log(f"  {requirement_name(rt)} does not install beside TensorFlow {v}: "
                         f"{reason(out, 1)}")
+        if recipe.harness:
+            code, out = run([*pip, "--no-deps", *recipe.harness])
+            if code != 0:
+                raise VenvError(f"TensorFlow {v}: pip could not install what the worker imports "
+                                f"({', '.join(recipe.harness)}):\n{reason(out)}")
         if recipe.tf_keras:
             code, out = run([*pip, "--no-deps", f"tf-keras=={recipe.tf_keras}"])
             if code != 0:

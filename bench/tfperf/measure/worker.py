@@ -48,7 +48,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from ..budget import Budget
-from . import availability, envinfo, outputs, sampling
+from . import availability, envinfo, machine, outputs, sampling
 from .outputs import to_host
 from .protocol import (
     Answer,
@@ -324,13 +324,17 @@ def _short(where: str, splitdrive: Callable[[str], tuple[str, str]] = os.path.sp
 def exit_with_parent(interval_s: float = 0.5) -> threading.Thread:
     """Exit at once when the parent (``tfperf run``) is gone: killed by SIGKILL it cannot
     stop this process, which would otherwise finish or hang in its case as an orphan.
-    A daemon thread waking twice a second; its cost per timed call is negligible."""
-    parent = os.getppid()
+    A daemon thread waking twice a second; its cost per timed call is negligible. Gone is
+    either sign: on POSIX this process is handed to another parent (``os.getppid()``
+    changes, which it never does on Windows), and on every platform psutil no longer finds
+    the parent running (``machine.is_running``: exited, a zombie, or its pid reused)."""
+    ppid = os.getppid()
+    parent = machine.parent()
 
     def watch() -> None:
         while True:
             time.sleep(interval_s)
-            if os.getppid() != parent:
+            if os.getppid() != ppid or (parent is not None and not machine.is_running(parent)):
                 os._exit(1)
 
     t = threading.Thread(target=watch, name="tfperf-parent-watch", daemon=True)
