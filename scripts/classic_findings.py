@@ -15,14 +15,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf import stats  # noqa: E402
 from tfperf.analyse import analyse  # noqa: E402
-from tfperf.analyse.claims import NO_DATA  # noqa: E402
 from tfperf.analyse.origins import load_sources  # noqa: E402
 
 
@@ -42,21 +41,23 @@ def main(argv: list[str] | None = None) -> int:
     sources, errors = load_sources(args.sources, claims)
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
-    print("| topic | source | then | claim | today: verdict over scenarios | speedup (CI of the ends) "
+    print("| topic | source | then | claim | today: verdict, and the findings over scenarios | speedup (CI of the ends) "
           "| detectable (median) |")
     print("|---|---|---|---|---|---|---|")
     for topic in ds.topics:
         for fig in sources.get(topic, []):
             res = ds.claim_result(topic, fig.claim)
             checks = [c for c in (res.checks if res else [])
-                      if c.verdict != NO_DATA and c.ratio is not None
-                      and (args.runner is None or c.scenario.runner == args.runner)]
-            counts = {s: sum(1 for c in checks if c.verdict == s)
-                      for s in (stats.HOLDS, stats.REFUTED, stats.INCONCLUSIVE)}
+                      if (c.has_data or c.wrong_output) and (args.runner is None or c.scenario.runner == args.runner)]
+            counts = Counter(str(c.finding) for c in checks if c.has_data)
             wrong = sum(1 for c in checks if c.wrong_output)
-            verdict = (f"{res.summary if res else 'no results'}: holds {counts[stats.HOLDS]}, refuted "
-                       f"{counts[stats.REFUTED]}{f' ({wrong} wrong output)' if wrong else ''}, unclear "
-                       f"{counts[stats.INCONCLUSIVE]} of {len(checks)}") if checks else "no results yet"
+            runners = [r for r in (res.runners_with_data if res else []) if args.runner in (None, r)]
+            said = "; ".join(f"{r}: {res.summary_text(r)}" for r in runners) if res else ""
+            verdict = (f"{res.verdict_text() if res else 'no results'} ({said}); "
+                       + ", ".join(f"{k} {n}" for k, n in counts.items())
+                       + (f", wrong output {wrong}" if wrong else "") + f" of {len(checks)}") if checks \
+                else "no results yet"
+            checks = [c for c in checks if c.ratio is not None and c.has_data]
             if checks:
                 lo = min(checks, key=lambda c: c.ratio.point)      # type: ignore[union-attr]
                 hi = max(checks, key=lambda c: c.ratio.point)      # type: ignore[union-attr]

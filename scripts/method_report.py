@@ -32,10 +32,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf import stats  # noqa: E402
 from tfperf.analyse import Dataset, analyse  # noqa: E402
 from tfperf.analyse.controls import controls_for  # noqa: E402
 from tfperf.analyse.controls import index as control_index  # noqa: E402
+from tfperf.analyse.effects import Finding  # noqa: E402
 from tfperf.analyse.records import Measurement  # noqa: E402
 from tfperf.analyse.select import current  # noqa: E402
 
@@ -147,6 +147,9 @@ def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+CLEAR = {Finding.FASTER, Finding.SLOWER, Finding.SAME}
+
+
 def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
     """Speedups of each case over its scenario's baseline in two runs, and claim verdicts."""
     def speedups(d: Dataset) -> dict[str, float]:
@@ -168,14 +171,15 @@ def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
             ocr = other.claim_result(topic, cr.id)
             if ocr is None:
                 continue
-            theirs = {ch.scenario.key: ch.verdict for ch in ocr.checks}
+            theirs = {ch.scenario.key: ch.finding for ch in ocr.checks}
             for ch in cr.checks:
-                v2 = theirs.get(ch.scenario.key)
-                if {ch.verdict, v2} == {stats.HOLDS, stats.REFUTED}:
-                    flips.append(f"{topic}/{cr.id} {ch.scenario.key}: {v2} -> {ch.verdict}")
+                f2 = theirs.get(ch.scenario.key)
+                # a flip: two clear findings that differ (faster, slower, the same)
+                if f2 is not None and f2 != ch.finding and {ch.finding, f2} <= CLEAR:
+                    flips.append(f"{topic}/{cr.id} {ch.scenario.key}: {f2} -> {ch.finding}")
     ok = share >= 0.9 and not flips
     lines = [f"reproducibility: {len(within)} of {len(common)} speedups agree within ±10% ({_pct(share)}; target >= 90%)",
-             f"  claims that went from holds to refuted or back: {len(flips)}", *[f"    {f}" for f in flips]]
+             f"  comparisons whose clear finding changed (faster, slower, the same): {len(flips)}", *[f"    {f}" for f in flips]]
     failed = [line.split(":")[0].strip() for line in must_agree(other)[0] if "(control failed)" in line]
     lines.append(f"  controls that failed in the other run: {len(failed)}"
                  + (" (" + "; ".join(failed) + "): the settings claims of those scenarios are unclear there"

@@ -297,21 +297,20 @@ def test_aa_noise_is_the_distance_from_one_or_the_ci_halfwidth() -> None:
     assert r.aa_noise() == pytest.approx(1 / 0.95 - 1)
 
 
-# -- three states and their power ---------------------------------------------------------------------
+# -- four findings and their power --------------------------------------------------------------
 
-def test_three_states() -> None:
-    assert stats.judge(1.30, 1.25, 1.35, noise=0.02).state == stats.HOLDS
-    assert stats.judge(1.30, 1.25, 1.35, noise=0.02).direction == "faster"
-    # Level within the noise: the claimed speedup is excluded -> refuted, direction "same".
-    same = stats.judge(1.00, 0.99, 1.01, noise=0.02)
-    assert (same.state, same.direction) == (stats.REFUTED, "same")
-    # The other way round: refuted, slower.
-    slower = stats.judge(0.70, 0.66, 0.74, noise=0.02)
-    assert (slower.state, slower.direction) == (stats.REFUTED, "slower")
-    # Too wide to tell.
-    wide = stats.judge(1.05, 0.90, 1.20, noise=0.02)
-    assert (wide.state, wide.direction) == (stats.INCONCLUSIVE, "unclear")
-    assert stats.REFUTED == "refuted"
+def test_four_findings_one_rule_for_the_measuring_side_and_the_pages() -> None:
+    """stats.finding is the rule both sides use: the rounds go on while a comparison is
+    unclear, and the pages word the same finding (analyse.effects.effect)."""
+    from tfperf.analyse.effects import Finding, effect
+
+    assert stats.judge(1.30, 1.25, 1.35, noise=0.02).finding == stats.FASTER
+    assert stats.judge(1.00, 0.99, 1.01, noise=0.02).finding == stats.SAME      # within the noise
+    assert stats.judge(0.70, 0.66, 0.74, noise=0.02).finding == stats.SLOWER
+    assert stats.judge(1.05, 0.90, 1.20, noise=0.02).finding == stats.UNCLEAR   # too wide to tell
+    assert stats.judge(0.95, 0.93, 0.97, noise=0.05).finding == stats.UNCLEAR   # crosses 1 / 1.05
+    for low, high in ((1.25, 1.35), (0.99, 1.01), (0.66, 0.74), (0.90, 1.20), (0.93, 0.97)):
+        assert effect(low, high, 0.05) == Finding(stats.finding(low, high, 0.05))
 
 
 def test_detectable_effect_grows_with_the_ci_and_the_noise() -> None:
@@ -323,12 +322,6 @@ def test_detectable_effect_grows_with_the_ci_and_the_noise() -> None:
     assert loose.detectable > 0.10 > tight.detectable
     assert noisy.detectable > 0.10
     assert stats.judge(1.0, 0.99, 1.01, noise=0.0, min_effect=0.05).margin == 0.05
-
-
-def test_verdict_keeps_its_old_signature() -> None:
-    assert stats.verdict(1.2, 1.3, 0.05) == stats.HOLDS
-    assert stats.verdict(0.5, 0.6, 0.05) == stats.REFUTED
-    assert stats.verdict(0.9, 1.2, 0.05) == stats.INCONCLUSIVE
 
 
 def _claim_check(ratio: "Ratio", within_tolerance: bool | None = True, **claim: object) -> "ClaimCheck":

@@ -169,63 +169,52 @@ def paired_ratio(baseline: Sequence[float], candidate: Sequence[float],
     return float(np.median(r)), float(lo), float(hi)
 
 
-# Verdicts on a claim "A is faster than B": three states.
+# What one comparison found: the rule of the guide's vocabulary (analyse/effects.py words
+# it; the measuring side uses it to decide when a comparison needs more rounds).
 #
 # The smallest speedup a claim counts, unless it names its own ``min_effect``. Below it
 # the advice is not worth following, and an effect right at the noise floor (1-4% on a
-# shared 2-core runner) would otherwise flip between holds and refuted from one run to
-# the next: the verdict would follow the run's noise, not the code.
+# shared 2-core runner) would otherwise flip from one run to the next: the finding would
+# follow the run's noise, not the code.
 MIN_EFFECT = 0.05
-HOLDS = "holds"
-DOES_NOT_HOLD = "refuted"       # the CI excludes the claimed effect (no effect, or the other way)
-INCONCLUSIVE = "inconclusive"
-REFUTED = DOES_NOT_HOLD
+FASTER, SLOWER, SAME, UNCLEAR = "faster", "slower", "the same", "unclear"
+
+
+def finding(low: float, high: float, margin: float) -> str:
+    """Faster, slower, the same or unclear, from the CI [low, high] of speedup =
+    t_baseline / t_candidate and the margin m (a fraction):
+
+    * faster: the whole CI lies above 1 + m;
+    * slower: the whole CI lies below 1 / (1 + m);
+    * the same: it lies wholly within [1 / (1 + m), 1 + m] (an equivalence test);
+    * unclear: it crosses an edge of that band: collect more rounds.
+
+    The four exclude each other and cover every interval."""
+    up = 1.0 + max(margin, 0.0)
+    if low > up:
+        return FASTER
+    if high < 1.0 / up:
+        return SLOWER
+    if low >= 1.0 / up and high <= up:
+        return SAME
+    return UNCLEAR
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """A verdict on "the candidate is faster", with its power.
+class Judgement:
+    """One comparison's :func:`finding`, with its power. ``margin``: the band that counts
+    as the same (the noise floor, or a claim's minimum effect), as a fraction.
+    ``detectable``: the smallest true speedup (as a fraction) for which this measurement's
+    CI would have lain wholly above 1 + margin, i.e. what it could have seen."""
 
-    ``margin``: the smallest speedup that counts (the noise floor, or a claim's minimum
-    effect), as a fraction. ``detectable``: the smallest true speedup (as a fraction) for
-    which this measurement's CI would have lain wholly above 1 + margin, i.e. what it
-    could have seen. ``direction``: "faster", "slower" or "same" (within the margin)."""
-
-    state: str
+    finding: str
     margin: float
     detectable: float
-    direction: str
 
 
-def judge(point: float, low: float, high: float, noise: float, min_effect: float = 0.0) -> Verdict:
-    """Three states from the CI of speedup = t_baseline / t_candidate:
-
-    * holds: the whole CI lies above 1 + margin;
-    * refuted: the whole CI lies below 1 + margin: the claimed effect is excluded (no
-      effect worth the name, or the candidate is slower);
-    * inconclusive: the CI straddles 1 + margin: collect more rounds.
-    """
+def judge(point: float, low: float, high: float, noise: float, min_effect: float = 0.0) -> Judgement:
+    """:func:`finding` with the margin the larger of ``noise`` and ``min_effect``."""
     margin = max(noise, min_effect, 0.0)
-    if low > 1.0 + margin:
-        state = HOLDS
-    elif high < 1.0 + margin:
-        state = DOES_NOT_HOLD
-    else:
-        state = INCONCLUSIVE
     # A true speedup s gives a CI of about [s * low / point, s * high / point].
     detectable = (1.0 + margin) * (point / low) - 1.0 if low > 0 else math.inf
-    if low > 1.0 + margin:
-        direction = "faster"
-    elif high < 1.0 / (1.0 + margin):
-        direction = "slower"
-    elif low >= 1.0 / (1.0 + margin) and high <= 1.0 + margin:
-        direction = "same"
-    else:
-        direction = "unclear"
-    return Verdict(state, margin, detectable, direction)
-
-
-def verdict(ratio_low: float, ratio_high: float, noise: float, min_effect: float = 0.0) -> str:
-    """The state of :func:`judge` alone (the point estimate does not change it)."""
-    point = math.sqrt(max(ratio_low, 1e-300) * max(ratio_high, 1e-300))
-    return judge(point, ratio_low, ratio_high, noise, min_effect).state
+    return Judgement(finding(low, high, margin), margin, detectable)

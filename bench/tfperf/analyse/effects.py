@@ -32,7 +32,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-MARGIN = 0.05            # the smallest difference the guide calls a difference (a claim may set its own)
+from .. import stats
+
+MARGIN = stats.MIN_EFFECT  # the smallest difference the guide calls a difference (a claim may set its own)
 SUBSTANTIAL_SHARE = 0.25  # "depends on the case": each side in at least this share of the scenarios ...
 SUBSTANTIAL_COUNT = 2     # ... and in at least this many of them ...
 SUBSTANTIAL_SIZE = 0.10   # ... and by at least 10% somewhere on each side
@@ -111,15 +113,9 @@ def vocabulary() -> set[str]:
 
 def effect(low: float, high: float, margin: float) -> Finding:
     """The finding of one comparison from its speedup's CI [low, high] and the margin
-    (a fraction): faster, slower, the same or unclear (see the module's docstring)."""
-    up = 1.0 + max(margin, 0.0)
-    if low > up:
-        return Finding.FASTER
-    if high < 1.0 / up:
-        return Finding.SLOWER
-    if low >= 1.0 / up and high <= up:
-        return Finding.SAME
-    return Finding.UNCLEAR
+    (a fraction): faster, slower, the same or unclear (see the module's docstring; the
+    rule itself is :func:`tfperf.stats.finding`, which the measuring side shares)."""
+    return Finding(stats.finding(low, high, margin))
 
 
 def ratio_text(x: float | None) -> str:

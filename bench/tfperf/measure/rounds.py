@@ -165,7 +165,7 @@ class RoundRule:
         out = []
         for faster, slower in self.decide:
             r = rounds.ratio(slower, faster)
-            if r is not None and stats.judge(*r, noise, self.min_effect).state == stats.INCONCLUSIVE:
+            if r is not None and stats.judge(*r, noise, self.min_effect).finding == stats.UNCLEAR:
                 out.append((faster, slower))
         return out
 
