@@ -1,5 +1,6 @@
 """The worker may run in another TensorFlow version's venv (``tfperf run --tf``), which has
-numpy and TensorFlow but none of the project's other packages: importing
+numpy and TensorFlow, and of the project's other packages only the harness's own
+(``venvs.HARNESS_IMPORTS``: psutil, installed there at the version beside tfperf): importing
 ``tfperf.measure.worker`` must need nothing else, and must not import TensorFlow itself."""
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 CHECK = textwrap.dedent("""
     import sys
 
-    ALLOWED = {"numpy", "tensorflow", "keras", "tf_keras", "tfperf"}
+    HARNESS = set(sys.argv[1].split(","))
+    ALLOWED = {"numpy", "tensorflow", "keras", "tf_keras", "tfperf", *HARNESS}
 
     class RefuseThirdParty:
         def find_spec(self, name, path=None, target=None):
@@ -34,7 +36,10 @@ CHECK = textwrap.dedent("""
 
 def test_worker_imports_only_stdlib_numpy_and_tensorflow() -> None:
     env = {**os.environ, "PYTHONPATH": str(BENCH)}
-    done = subprocess.run([sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=120)
+    from tfperf.measure.venvs import HARNESS_IMPORTS
+
+    done = subprocess.run([sys.executable, "-c", CHECK, ",".join(HARNESS_IMPORTS)], env=env, capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "imports ok" in done.stdout
 
@@ -43,5 +48,6 @@ def test_the_check_refuses_a_third_party_import() -> None:
     """The hook itself works: yaml (installed here) is refused."""
     env = {**os.environ, "PYTHONPATH": str(BENCH)}
     code = CHECK.replace("import tfperf.measure.worker", "import yaml")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code, "psutil"], env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode != 0 and "the worker imports 'yaml'" in done.stderr
