@@ -42,15 +42,20 @@ def source_hashes(source: bytes, path: Path, variants: Mapping[str, Mapping[str,
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
-        raise CaseGridError(str(path), f"line {exc.lineno}", f"the snippet does not parse: {exc.msg}") from exc
+        raise CaseGridError(str(path), f"line {exc.lineno}", f"the snippet does not parse: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:    # a null byte; nesting too deep for the parser
+        raise CaseGridError(str(path), "(file)", f"the snippet does not parse: {exc}") from None
     module = _Module(tree)
     out: dict[str, str] = {}
     for name, vdef in variants.items():
         roots = {str(d.get(k, default_setup if k == "setup" else "")) for d in (vdef, variants[reference])
                  for k in ("fn", "setup")}
         digest = hashlib.sha256(SCHEME.encode())
-        for node in module.reached(roots):
-            digest.update(ast.dump(_without_docstrings(node), include_attributes=False).encode())
+        try:
+            for node in module.reached(roots):
+                digest.update(ast.dump(_without_docstrings(node), include_attributes=False).encode())
+        except RecursionError:                  # parsed, yet nested too deep to walk
+            raise CaseGridError(str(path), "(file)", "the snippet nests too deeply to be read") from None
         digest.update(json.dumps({"variant": vdef, "reference": variants[reference], "reference_name": reference,
                                   "setup": default_setup, "tolerance": tolerance},
                                  sort_keys=True, default=str).encode())

@@ -30,15 +30,16 @@ from .versions import release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
-    """What the analysis reads of each topic YAML (checked once by ``tfperf.topic``); a topic
-    that does not load is an error on the pages, not a crash."""
-    from ..topic import load_topic  # YAML: not loaded by what only reads results (the merge job)
+    """What the analysis reads of each topic YAML, loaded by ``tfperf.cases.load`` as
+    ``tfperf run`` loads it (so both accept the same topics); a topic that does not load
+    is an error on the pages, not a crash."""
+    from ..cases import load  # YAML: not loaded by what only reads results (the merge job)
 
     topics: dict[str, TopicInfo] = {}
     errors: list[TfperfError] = []
     for path in sorted(Path(snippets_dir).glob("*.yaml")):
         try:
-            t = load_topic(path)
+            t = load(path)
         except CaseGridError as exc:
             errors.append(exc)
             continue
