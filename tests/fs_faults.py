@@ -1,50 +1,40 @@
-"""File system faults a test can make without a privileged mount: a folder that cannot be
-written, even by root, and a shared temporary folder for it."""
+"""A file system fault a test can make without a privileged mount: a folder in which
+nothing can be created, even by root."""
 
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
-import tempfile
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 
-def _nobody() -> int:
-    try:
-        return pwd.getpwnam("nobody").pw_uid
-    except KeyError:
-        return 65534
-
-
-@contextmanager
-def shared_tmp() -> Iterator[Path]:
-    """A temporary folder that other users may enter and read: pytest's own belong to the
-    user alone, which would stop ``nobody`` (see :func:`read_only`) before the folder a test
-    makes read-only."""
-    d = Path(tempfile.mkdtemp(prefix="tfperf-fs-"))
-    d.chmod(0o755)
-    try:
-        yield d
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
+# What the operating system says when a file cannot be created in such a folder: a mode
+# stops a user (EACCES); the immutable attribute stops root (EPERM).
+REFUSED = "Operation not permitted" if os.geteuid() == 0 else "Permission denied"
 
 
 @contextmanager
 def read_only(folder: Path) -> Iterator[None]:
-    """In the body, nothing can be created in ``folder``: its mode is 0555 and, when the
-    tests run as root (whom a mode does not stop), the body runs with the effective user
-    id of ``nobody``, so every folder above must let others in (:func:`shared_tmp`)."""
-    mode = folder.stat().st_mode
-    folder.chmod(0o555)
-    as_root = os.geteuid() == 0
+    """In the body, no file can be created, renamed or removed in ``folder``: its mode is
+    0555, or, for root (whom a mode does not stop), it has the immutable attribute
+    (``chattr +i``; the test is skipped where the file system or the container does not
+    allow it). Files already there keep their bytes."""
+    if os.geteuid() != 0:
+        mode = folder.stat().st_mode
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(mode)
+        return
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("running as root, and chattr +i cannot make a folder read-only here")
     try:
-        if as_root:
-            os.seteuid(_nobody())
         yield
     finally:
-        if as_root:
-            os.seteuid(0)
-        folder.chmod(mode)
+        subprocess.run([chattr, "-i", str(folder)], check=True, capture_output=True)

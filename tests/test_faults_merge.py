@@ -79,8 +79,8 @@ def test_a_merge_that_adds_nothing_changes_nothing(tmp_path: Path, capsys: pytes
 
 
 def test_a_bad_target_is_skipped_and_the_others_are_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Fault: `tfperf merge` of artifacts for three runners, one whose folder in data/ is a symbolic link leading outside the data folder, and one whose results file is a symbolic link.
-    Happens: those two targets are rejected by name ("leads outside", "is a symbolic link to ...") and the third runner's artifact is merged ("wrote ..."), exit status 1; one bad target used to abort the whole merge.
+    """Fault: `tfperf merge` of artifacts for three runners, one whose folder in data/ is a symbolic link to a folder outside the data folder, and one whose results file is a symbolic link.
+    Happens: those two targets are rejected by name, each "is a symbolic link to ...", and the third runner's artifact is merged ("wrote ..."), exit status 1; one bad target used to abort the whole merge.
     Kept: the folder outside and the link's target, untouched; the good runner's file gets the new records."""
     data, outside = tmp_path / "data", tmp_path / "outside"
     outside.mkdir()
@@ -88,7 +88,7 @@ def test_a_bad_target_is_skipped_and_the_others_are_merged(tmp_path: Path, capsy
     (data / "results" / "away").symlink_to(outside)
     linked = _artifact(tmp_path / "elsewhere.json", "linked", 5)
     (data / "results" / "linked").mkdir()
-    store.results_path(data, "linked", "quick").symlink_to(linked)
+    (data / "results" / "linked" / "quick.json").symlink_to(linked)
     good = _stored(data, "good")
     arts = tmp_path / "artifacts"
     for runner in ("away", "linked", "good"):
@@ -96,9 +96,10 @@ def test_a_bad_target_is_skipped_and_the_others_are_merged(tmp_path: Path, capsy
     linked_before = linked.read_bytes()
     rc, out, err = _merge(capsys, data, arts)
     assert rc == 1 and len(err) == 2
-    assert err[0].startswith(f"rejected {data}: runner.label: 'away' leads outside")
-    assert err[1] == (f"rejected {store.results_path(data, 'linked', 'quick')}: (file): is a symbolic link to "
-                      f"{linked}: only regular files are read")
+    assert err == [f"rejected {data / 'results' / 'away'}: (file): is a symbolic link to {outside}: only regular "
+                   "files and folders are used",
+                   f"rejected {data / 'results' / 'linked' / 'quick.json'}: (file): is a symbolic link to {linked}: "
+                   "only regular files and folders are used"]
     assert f"wrote {good}" in out and f"merged {arts / 'good' / 'quick.json'} -> {good} (2 new records)" in out
     assert len(store.load(good)["results"]) == 3
     assert list(outside.iterdir()) == [] and linked.read_bytes() == linked_before

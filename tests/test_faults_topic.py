@@ -80,7 +80,7 @@ CASES: dict[str, tuple[bytes, bytes, str, str, str]] = {
                        "not UTF-8 text (byte"),
     "snippet not UTF-8": (_bytes(TOPIC), SNIPPET.encode() + b"# caf\xe9\n", PY, "(file)", "not UTF-8 text (byte"),
     "snippet with a null byte": (_bytes(TOPIC), SNIPPET.encode() + b"x = 1\x00\n", PY, "(file)",
-                                 "the snippet does not parse"),
+                                 "the snippet does not parse: a null byte (byte"),
     "YAML 100,000 deep": (_deep(100_000), b"", YAML, "(file)", "nested more than 32 levels deep"),
     "YAML alias bomb": (_alias_bomb(), b"", YAML, "(file)", "holds more than 100000 values"),
     "YAML of 5,000 digits": (_bytes(TOPIC) + b"timeout_s: " + b"7" * 5000 + b"\n", b"", YAML, "(file)",

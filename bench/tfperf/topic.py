@@ -130,8 +130,9 @@ def read_yaml(path: Path, error: Callable[[str], TfperfError]) -> Any:
     text, at most ``MAX_DEPTH`` levels deep and ``MAX_VALUES`` values with its aliases
     expanded. Any problem is ``error(problem)``, one line."""
     text = _utf8(read_regular(path, MAX_YAML_BYTES, error), error)
-    loader = _Loader(text)
+    loader: _Loader | None = None
     try:
+        loader = _Loader(text)           # checks the characters: a YAMLError already
         data = loader.get_single_data()
     except _TooDeep as exc:
         raise error(f"nested more than {MAX_DEPTH} levels deep (line {exc.line})") from None
@@ -144,7 +145,8 @@ def read_yaml(path: Path, error: Callable[[str], TfperfError]) -> Any:
     except (ValueError, RecursionError, MemoryError, OverflowError, TypeError) as exc:   # PyYAML's own constructors
         raise error(f"not valid YAML: {type(exc).__name__}: {shown(str(exc), 120)}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if not _at_most(data, MAX_VALUES):
         raise error(f"holds more than {MAX_VALUES} values once its aliases are expanded (or an alias holds itself)")
     return data

@@ -39,11 +39,15 @@ OPAQUE = {"globals", "eval", "exec", "vars", "__import__", "importlib", "__name_
 def source_hashes(source: bytes, path: Path, variants: Mapping[str, Mapping[str, object]], reference: str,
                   default_setup: str, tolerance: Mapping[str, float]) -> dict[str, str]:
     """variant -> 16 hex digits of what it runs (see the module's docstring)."""
+    if b"\0" in source:                         # Python 3.11 and 3.12 refuse it differently
+        raise CaseGridError(str(path), "(file)", f"the snippet does not parse: a null byte (byte {source.index(0)})")
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise CaseGridError(str(path), f"line {exc.lineno}", f"the snippet does not parse: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:    # a null byte; nesting too deep for the parser
+    except (RecursionError, MemoryError):        # what CPython's parser raises for deep nesting
+        raise CaseGridError(str(path), "(file)", "the snippet does not parse: it nests too deeply") from None
+    except ValueError as exc:
         raise CaseGridError(str(path), "(file)", f"the snippet does not parse: {exc}") from None
     module = _Module(tree)
     out: dict[str, str] = {}

@@ -214,12 +214,16 @@ def check_name(value: Any, what: str, where: str) -> str:
 
 def results_path(root: str | Path, runner_label: str, profile: str) -> Path:
     """``<root>/results/<runner_label>/<profile>.json``; names that could leave the folder
-    ("..", "a/b", absolute paths) are refused."""
+    ("..", "a/b", absolute paths) are refused, and so is a runner folder or a results file
+    that is a symbolic link (what it points to is never read or written)."""
     check_name(runner_label, "runner.label", str(root))
     if profile not in PROFILES:
         raise ResultsFileError(str(root), "profile", f"{short(profile)} is not one of {', '.join(PROFILES)}")
     base = Path(root) / "results"
     path = base / runner_label / f"{profile}.json"
+    for p in (path.parent, path):
+        if os.path.islink(p):
+            raise ResultsFileError(str(p), "(file)", f"is {what_is(p)}: only regular files and folders are used")
     if base.resolve() not in path.resolve().parents:
         raise ResultsFileError(str(root), "runner.label", f"{short(runner_label)} leads outside {base}")
     return path
