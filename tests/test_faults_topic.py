@@ -26,7 +26,7 @@ SNIPPET = "def setup(p):\n    return {}\n\ndef f():\n    return 1\n\ndef g():\n 
 TOPIC: dict[str, Any] = {
     "topic": "t", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}, "b": {"fn": "g"}},
     "profiles": {"quick": {"params": {"n": [1, 2]}}},
-    "claims": [{"id": "b_beats_a", "text": "b is faster", "faster": "b", "slower": "a"}],
+    "claims": [{"id": "b_beats_a", "text": "b is faster", "candidate": "b", "baseline": "a"}],
 }
 
 

@@ -67,11 +67,14 @@ profiles:
     params: {steps: [1, 8], size: [small, big]}
     settings: {threads: [default], mode: [eager]}
 claims:
-  - {id: b_wins, text: "b is faster.", faster: b, slower: a, where: {size: small}, min_effect: 0.1}
-  - {id: b_per_step, text: "b per step.", faster: b, slower: a, compare: per_step}
+  - {id: b_wins, text: "b is faster.", candidate: b, baseline: a, where: {size: small}, min_effect: 0.1}
+  - {id: b_per_step, text: "b per step.", candidate: b, baseline: a, compare: per_step, expect: same}
 settings_claims:
-  - {id: graph_wins, text: "graph is faster.", faster: a, slower: a,
-     faster_settings: {mode: graph}, slower_settings: {mode: eager}, where: {threads: [default]}}
+  - {id: graph_wins, text: "graph is faster.", candidate: a, baseline: a,
+     candidate_settings: {mode: graph}, baseline_settings: {mode: eager}, where: {threads: [default]}}
+questions:
+  - {id: b_faster, ask: "Is b faster than a?", claims: [b_wins, b_per_step], yes_if: faster, note: "a note"}
+names: {a: "the a way", b: "the b way"}
 controls:
   - {id: same, text: "the same", variant: a, settings: {threads: "{cores}"}, same_as: {threads: default},
      where: {size: [small]}}
