@@ -46,17 +46,29 @@ def fake_python(tmp_path: Path) -> Path:
 
 
 def start(tmp_path: Path, argv: list[str], name: str, go: Path | None = None,
-          delay_s: float = 0.005) -> subprocess.Popen[str]:
+          delay_s: float = 0.005, file_size_limit: int | None = None) -> subprocess.Popen[str]:
     """``tfperf ARGV`` in a new process, begun once ``go`` exists (at once without it);
     stdout is piped, stderr written to ``<tmp_path>/<name>.err`` so that a test can read it
-    while the run goes on. Each sample block of the fake worker takes ``delay_s``."""
+    while the run goes on. Each sample block of the fake worker takes ``delay_s``. With
+    ``file_size_limit``, no file the process writes may grow beyond that many bytes
+    (``RLIMIT_FSIZE``: the write fails as on a full disk)."""
     if go is None:
         go = tmp_path / f"{name}.go"
         go.touch()
     env = {**os.environ, "PYTHONPATH": str(BENCH), "FAKE_WORKER_DELAY_S": str(delay_s)}
     with (tmp_path / f"{name}.err").open("w") as err:
         return subprocess.Popen([sys.executable, "-c", CLI, str(go), str(fake_python(tmp_path)), *argv],
-                                env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+                                env=env, stdout=subprocess.PIPE, stderr=err, text=True,
+                                preexec_fn=None if file_size_limit is None else limit_file_size(file_size_limit))
+
+
+def limit_file_size(limit: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that caps the size of every file the child writes at ``limit`` bytes."""
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
 
 
 def run_argv(tmp_path: Path, topic: str, runner: str) -> list[str]:

@@ -9,13 +9,13 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
 from store_records import make_doc
 from test_ci_support import GIT_ENV, copy_ci, git, measured, venv, write_doc
-from tfperf.store.guard import label_problems, removals
+from tfperf.store.guard import label_problems, path_problem, removals
 
 Doc = dict[str, Any]
 BOX = "data/results/box/full.json"
@@ -173,12 +173,13 @@ def test_step_defaults_to_the_base_of_a_merge_commit(repo: Path) -> None:
     assert out.returncode == 1 and result(1)["case_id"] in out.stderr, out.stdout + out.stderr
 
 
-def test_step_ignores_files_outside_results(repo: Path) -> None:
+def test_step_refuses_other_paths_under_data_and_ignores_git_ignored_files(repo: Path) -> None:
     (repo / "data" / "README.md").write_text("notes\n", encoding="utf-8")
-    (repo / "data" / "results" / "box" / "full.json.lock").write_text("", encoding="utf-8")
+    (repo / "data" / "results" / "box" / "full.json.lock").write_text("", encoding="utf-8")   # git ignores it
     commit(repo, "notes")
     out = check(repo, "main")
-    assert out.returncode == 0 and "0 changed results file(s)" in out.stdout, out.stdout + out.stderr
+    assert out.returncode == 1 and "0 changed results file(s)" in out.stderr, out.stdout + out.stderr
+    assert out.stderr.count("\n") == 2 and "data/README.md: is not a results file" in out.stderr
 
 
 def test_step_reports_a_malformed_file(repo: Path) -> None:
@@ -186,3 +187,75 @@ def test_step_reports_a_malformed_file(repo: Path) -> None:
     commit(repo, "break")
     out = check(repo, "main")
     assert out.returncode == 1 and BOX in out.stderr
+
+
+# ---------------------------------------------------------------- every path under data/, at any depth
+
+def _nested_reserved(repo: Path) -> None:
+    f = repo / "data" / "results" / "my-box" / "sub" / "full.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps(doc(1, runner="gha-macos15-arm64")), encoding="utf-8")
+
+
+def _link(name: str, target: str) -> Callable[[Path], None]:
+    def make(repo: Path) -> None:
+        f = repo / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.symlink_to(target)
+    return make
+
+
+def _folder_named_full_json(repo: Path) -> None:
+    f = repo / "data" / "results" / "my-box" / "full.json" / "x.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps(doc(1, runner="my-box")), encoding="utf-8")
+
+
+def _unknown_profile(repo: Path) -> None:
+    write_doc(repo, doc(1, runner="my-box"))
+    (repo / "data" / "results" / "my-box" / "full.json").rename(repo / "data" / "results" / "my-box" / "other.json")
+
+
+LAYOUT = "data/results/<runner>/<profile>.json (profile: quick, full, history)"
+ODD_PATHS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "nested file with a reserved label": (
+        _nested_reserved, "data/results/my-box/sub/full.json: is not a results file; under data/ a pull request "
+                          f"may only add or change {LAYOUT}"),
+    "nested link to /proc/self/environ": (
+        _link("data/results/my-box/sub/env.json", "/proc/self/environ"),
+        "data/results/my-box/sub/env.json: is a symbolic link to '/proc/self/environ'; only regular files may be "
+        "added under data/ (the site would read and publish what a link points to)"),
+    "results file that is a link to /etc/passwd": (
+        _link("data/results/my-box/full.json", "/etc/passwd"),
+        "data/results/my-box/full.json: is a symbolic link to '/etc/passwd'; only regular files may be added under "
+        "data/ (the site would read and publish what a link points to)"),
+    "folder named full.json": (
+        _folder_named_full_json, "data/results/my-box/full.json/x.json: data/results/my-box/full.json is a folder "
+                                 f"named like a results file; a results file is a regular file at {LAYOUT}"),
+    "file of no profile": (
+        _unknown_profile, "data/results/my-box/other.json: is not a results file; under data/ a pull request may "
+                          f"only add or change {LAYOUT}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_PATHS))
+def test_step_refuses_every_odd_path_under_data_by_name(repo: Path, name: str) -> None:
+    """Fault: a data pull request that adds a results file below the runner level with a reserved label (data/results/my-box/sub/full.json claiming gha-macos15-arm64), a symbolic link to /proc/self/environ or /etc/passwd (nested or at a results file's path), a folder named full.json, or a file of no known profile.
+    Happens: the data guard refuses the pull request (exit 1) with one line per path naming it and what it is; it used to pass them as "0 changed results file(s)" and report a link as "not valid JSON".
+    Kept: the base's results files; nothing the pull request adds under data/ is read or published unless it is a regular file at data/results/<runner>/<profile>.json."""
+    make, line = ODD_PATHS[name]
+    make(repo)
+    commit(repo, name)
+    out = check(repo, "main")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stderr.splitlines()[0] == line, out.stderr
+    assert len(out.stderr.splitlines()) == 2 and "Traceback" not in out.stderr
+
+
+def test_path_rules_for_each_git_mode() -> None:
+    assert path_problem("data/results/box/full.json", "100644") is None
+    assert path_problem("data/reproducibility/results/box/quick.json", "100755") is None
+    assert "submodule" in str(path_problem("data/results/box/full.json", "160000"))
+    assert "symbolic link" in str(path_problem("data/results/box/full.json", "120000", "x"))
+    assert "not a results file" in str(path_problem("data/results/box/results/gha-x/full.json", "100644"))
+    assert "not a results file" in str(path_problem("data/results/../full.json", "100644"))

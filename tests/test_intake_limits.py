@@ -87,7 +87,7 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path, monkeypatc
     Happens: it is refused before it is read, with its size and the limit; `merge` goes on with the others.
     Kept: nothing of it is merged; the stored file is untouched."""
     monkeypatch.setattr(files, "MAX_BYTES", 1024)
-    _reject(tmp_path, VALID, "(file)", "the limit is 0 MiB")
+    _reject(tmp_path, VALID, "(file)", "the limit is 1 KiB")
 
 
 @pytest.mark.parametrize("where, change", [

@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from .budget import Budget
-from .errors import CaseGridError
 from .store import ids
 from .store.record_types import ProcessSettings, Scalar
 from .store.schema import NAME_RULE, is_name
-from .topic import Topic
-from .topic_schema import require
+from .topic import Topic, load_topic
+from .topic_schema import MAX_COUNT, require, shown
 
 # Budgets per profile; a topic may override any field under profiles.<name>.budget.
 DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
@@ -131,22 +130,46 @@ def _process_for(topic: Topic, settings: dict[str, str], cores: int) -> ProcessS
         require(table is not None, topic.path, f"settings.{key}", "no mapping for this setting")
         entry = table.get(str(value)) if table else None
         if entry is None and table is not None and "*" in table:
-            entry = json.loads(json.dumps(table["*"]).replace("{value}", str(value)))
+            entry = _filled(table["*"], str(value))
         require(entry is not None, topic.path, f"settings.{key}", f"no mapping for value {value!r}")
         assert entry is not None
         for fld, val in entry.items():
             require(fld in PROCESS_FIELDS, topic.path, f"settings_map.{key}.{value}.{fld}", "unknown process field")
+            where = f"settings_map.{key}.{value}.{fld}"
             if fld == "env":
+                require(isinstance(val, dict), topic.path, where, "must map variables to values")
                 env.update({str(k): str(v) for k, v in val.items()})
             elif fld == "intra_op_threads":
-                process["intra_op_threads"] = int(val)
+                process["intra_op_threads"] = _threads(val, topic.path, where)
             elif fld == "inter_op_threads":
-                process["inter_op_threads"] = int(val)
+                process["inter_op_threads"] = _threads(val, topic.path, where)
             elif fld == "cpus":
-                process["cpus"] = _cpu_list(val, topic.path, f"settings_map.{key}.{value}.cpus")
+                process["cpus"] = _cpu_list(val, topic.path, where)
             else:                                   # "eager", the last of PROCESS_FIELDS: as the YAML says
+                require(isinstance(val, bool), topic.path, where, f"must be true or false, got {shown(val)}")
                 process["eager"] = val
     return process
+
+
+def _filled(template: Any, value: str) -> Any:
+    """A ``"*"`` entry of a settings_map with ``{value}`` replaced in every text of it."""
+    if isinstance(template, str):
+        return template.replace("{value}", value)
+    if isinstance(template, dict):
+        return {k: _filled(v, value) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_filled(v, value) for v in template]
+    return template
+
+
+def _threads(val: Any, path: Path, where: str) -> int:
+    """A thread count of a settings_map entry, once ``{value}`` is replaced: a whole number."""
+    try:
+        n = int(str(val).strip())
+    except ValueError:
+        n = -1
+    require(0 <= n <= MAX_COUNT, path, where, f"must be a whole number from 0 to {MAX_COUNT}, got {shown(val)}")
+    return n
 
 
 def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
@@ -157,11 +180,10 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
     require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
     assert prof is not None
     params, settings = prof.params, prof.settings
-    fields: dict[str, Any] = {**DEFAULT_BUDGETS[profile], **prof.budget}    # Budget checks the names
-    try:
-        budget = Budget(**fields)
-    except TypeError as exc:
-        raise CaseGridError(str(topic.path), f"profiles.{profile}.budget", str(exc)) from exc
+    fields: dict[str, Any] = {**DEFAULT_BUDGETS[profile], **prof.budget}    # names and types checked on load
+    budget = Budget(**fields)
+    require(budget.min_samples <= budget.max_samples, topic.path, f"profiles.{profile}.budget",
+            f"min_samples ({budget.min_samples}) is above max_samples ({budget.max_samples})")
     variants = topic.variants
     only = prof.variants if prof.variants is not None else list(variants)
     for v in only:
@@ -192,6 +214,24 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
         for name in [*map(str, c.params.values()), *c.settings.values()]:
             require(is_name(name), topic.path, "params", f"value {name!r} is not a valid name ({NAME_RULE})")
     return cases
+
+
+def load(path: str | Path, cores: int | None = None) -> Topic:
+    """A topic YAML and its snippet read and checked (:func:`tfperf.topic.load_topic`), and
+    its case grid expanded in every profile it declares: a setting without a mapping, a
+    thread count that is not a number, a budget whose minimum is above its maximum or a
+    grid with no case fails here, naming the file and the key. ``tfperf run`` and the
+    analysis both load topics through this, so they accept exactly the same ones."""
+    topic = load_topic(path)
+    for profile in topic.profiles:
+        require(bool(expand(topic, profile, cores)), topic.path, f"profiles.{profile}",
+                "the grid has no case (every case is excluded)")
+    return topic
+
+
+def discover(snippets_dir: str | Path) -> list[Topic]:
+    """Every topic of a snippets folder (``*.yaml``), loaded by :func:`load`."""
+    return [load(p) for p in sorted(Path(snippets_dir).glob("*.yaml"))]
 
 
 def _matches(value: Any, want: Any) -> bool:

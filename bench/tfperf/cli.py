@@ -1,23 +1,28 @@
 """The ``tfperf`` command: a thin layer over the stages. User errors (``TfperfError``)
-are caught here, once, and printed as one line."""
+are caught here, once, and printed as one line; so is Ctrl-C (SIGINT), at any moment.
+
+This module imports only the standard library and :mod:`tfperf.errors` when it is
+loaded: the stages (and jsonschema, YAML, numpy under them) are imported by :func:`main`,
+inside the ``try`` that turns Ctrl-C into exit status 130 and one line, so a Ctrl-C while
+a command starts (importing, loading the topics) prints no traceback either."""
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import cli_compare
 from .errors import TfperfError
-from .measure.limits import MEMORY_SHARE, memory_limit
-from .measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
-from .store.schema import PROFILES
 
-Handler = Callable[[argparse.Namespace], int]
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+INTERRUPTED = 130             # what a shell reports for a process that SIGINT ended
 
 
 def _shard(text: str) -> tuple[int, int]:
+    import argparse
+
     try:
         i, n = (int(x) for x in text.split("/"))
     except ValueError:
@@ -28,8 +33,11 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .measure import venvs
     from .measure.envinfo import expand_label
+    from .measure.limits import memory_limit
     from .measure.orchestrate import RunOptions, run
 
     venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
@@ -60,6 +68,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from .measure.limits import MEMORY_SHARE
+    from .measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
+    from .store.schema import PROFILES
+
     p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
     p.add_argument("--profile", choices=PROFILES, default="quick")
     p.add_argument("--tf", metavar="VERSION",
@@ -88,6 +100,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _cmd_venv(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .measure import venvs
 
     for version in args.versions:
@@ -103,6 +117,8 @@ def _cmd_venv(args: argparse.Namespace) -> int:
 
 
 def _add_venv(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from .measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
+
     p = sub.add_parser("venv", help="create (or check) the venvs that `tfperf run --tf VERSION` uses, without measuring")
     p.add_argument("versions", nargs="+", metavar="VERSION", help="TensorFlow release, e.g. 2.15.1")
     p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the venvs are kept")
@@ -124,6 +140,10 @@ def _optional_parsers(sub: argparse._SubParsersAction, *modules: str) -> None:  
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from . import cli_compare
+
     parser = argparse.ArgumentParser(prog="tfperf", description="Measure, store, analyse and render TensorFlow performance claims.")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_run(sub)
@@ -135,12 +155,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command: its exit status; 2 after a user error, 130 after Ctrl-C. A run
+    stopped while measuring handles the signal itself (it keeps what it measured and says
+    how to resume); anywhere else nothing is half-written, since files are replaced
+    atomically."""
     try:
+        args = build_parser().parse_args(argv)
         return int(args.handler(args))
     except TfperfError as exc:
         print(f"tfperf: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("tfperf: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .errors import CaseGridError
+from .errors import CaseGridError, TfperfError
+from .store.regular import read_regular
 from .store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import (
     Breakdown,
@@ -30,7 +31,9 @@ from .topic_schema import (
     Variant,
     check_keys,
     check_references,
+    number,
     require,
+    shown,
 )
 from .variant_source import source_hashes
 
@@ -87,34 +90,130 @@ class Topic:
     per_step: str | None = None           # the parameter that counts a call's steps
 
 
-def load_topic(path: str | Path) -> Topic:
-    """Read and check one topic YAML; every error names the file and the field."""
-    path = Path(path)
+# Limits on what a topic may be, checked before it is built: the largest topic YAML is a
+# few KB and nests 6 levels deep, the largest snippet about 20 KB.
+MAX_YAML_BYTES = 256 * 1024
+MAX_SNIPPET_BYTES = 1024 * 1024
+MAX_DEPTH = 32
+MAX_VALUES = 100_000           # values of a YAML once its aliases are expanded
+
+
+class _TooDeep(TfperfError):
+    """Raised inside the YAML loader; :func:`read_yaml` turns it into the caller's error."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, stopping at ``MAX_DEPTH`` levels of nesting (its composer
+    recurses once per level: 100,000 levels would exhaust Python's stack)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark.line + 1)  # type: ignore[no-untyped-call]
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def read_yaml(path: Path, error: Callable[[str], TfperfError]) -> Any:
+    """The value of a YAML file of the repository (a topic, a source), read with limits:
+    a regular file (never a link, a FIFO, a device), at most ``MAX_YAML_BYTES`` of UTF-8
+    text, at most ``MAX_DEPTH`` levels deep and ``MAX_VALUES`` values with its aliases
+    expanded. Any problem is ``error(problem)``, one line."""
+    text = _utf8(read_regular(path, MAX_YAML_BYTES, error), error)
+    loader: _Loader | None = None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise CaseGridError(str(path), "(file)", f"cannot read YAML: {exc}") from exc
+        loader = _Loader(text)           # checks the characters: a YAMLError already
+        data = loader.get_single_data()
+    except _TooDeep as exc:
+        raise error(f"nested more than {MAX_DEPTH} levels deep (line {exc.line})") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise error(f"not valid YAML: {exc.problem or exc.context}{at}") from None
+    except yaml.YAMLError as exc:
+        raise error(f"not valid YAML: {str(exc).splitlines()[0]}") from None
+    except (ValueError, RecursionError, MemoryError, OverflowError, TypeError) as exc:   # PyYAML's own constructors
+        raise error(f"not valid YAML: {type(exc).__name__}: {shown(str(exc), 120)}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    if not _at_most(data, MAX_VALUES):
+        raise error(f"holds more than {MAX_VALUES} values once its aliases are expanded (or an alias holds itself)")
+    return data
+
+
+def _utf8(data: bytes, error: Callable[[str], TfperfError]) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def _at_most(data: Any, limit: int) -> bool:
+    """``data`` holds at most ``limit`` values, counting a value each time an alias reaches
+    it (a YAML alias is the same object, so a few lines can name billions of values)."""
+    todo, seen = [data], 0
+    while todo:
+        value = todo.pop()
+        seen += 1
+        if seen > limit:
+            return False
+        if isinstance(value, dict):
+            todo += [*value, *value.values()]
+        elif isinstance(value, list):
+            todo += value
+    return True
+
+
+def load_topic(path: str | Path) -> Topic:
+    """Read and check one topic YAML and its snippet; every error names the file and the
+    key path. What passes is what every later step can use: keys, types, ranges (finite
+    numbers, positive counts), names, references; the snippet is UTF-8 Python that parses.
+    The case grid itself (settings mappings, an empty grid) is checked by
+    :func:`tfperf.cases.load`, which both the run and the analysis call."""
+    path = Path(path)
+    data = read_yaml(path, lambda problem: CaseGridError(str(path), "(file)", problem))
     require(isinstance(data, dict), path, "(file)", "top level must be a mapping")
     check_keys(data, path)
     for key in ("topic", "variants", "reference", "default", "profiles"):
         require(key in data, path, key, "missing")
-    require(isinstance(data["profiles"], dict), path, "profiles", "must be a mapping")
+    require(isinstance(data["profiles"], dict) and bool(data["profiles"]), path, "profiles",
+            "must be a non-empty mapping")
     name = data["topic"]
-    require(is_name(name), path, "topic", f"{name!r} is not a valid name ({NAME_RULE})")
+    require(is_name(name), path, "topic", f"{shown(name)} is not a valid name ({NAME_RULE})")
     variants = data["variants"]
     require(isinstance(variants, dict) and bool(variants), path, "variants", "must be a non-empty mapping")
     for vname, vdef in variants.items():
-        require(is_name(str(vname)), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
+        require(isinstance(vname, str) and is_name(vname), path, f"variants.{vname}", f"invalid name ({NAME_RULE})")
         require(isinstance(vdef, dict) and "fn" in vdef, path, f"variants.{vname}.fn", "missing")
     for key in ("reference", "default"):
-        require(data[key] in variants, path, key, f"{data[key]!r} is not a declared variant")
-    for prof in data["profiles"]:
+        require(data[key] in variants, path, key, f"{shown(data[key])} is not a declared variant")
+    for prof, body in data["profiles"].items():
         require(prof in PROFILES, path, f"profiles.{prof}", f"unknown profile (known: {', '.join(PROFILES)})")
+        for v in (body or {}).get("variants") or []:
+            require(v in variants, path, f"profiles.{prof}.variants", f"{shown(v)} is not a declared variant")
     check_references(data, path)
+    for i, bd in enumerate(data.get("breakdowns") or []):
+        for prof in bd.get("profiles") or []:
+            require(prof in PROFILES, path, f"breakdowns.{i}.profiles", f"{shown(prof)} is not one of "
+                    f"{', '.join(PROFILES)}")
     _check_settings_sections(data, path)
-    snippet = path.with_name(data.get("snippet", f"{name}.py"))
-    require(snippet.is_file(), path, "snippet", f"{snippet} does not exist")
-    source = snippet.read_bytes()
+    snippet_name = data.get("snippet", f"{name}.py")
+    require(snippet_name.endswith(".py") and Path(snippet_name).name == snippet_name and "\\" not in snippet_name,
+            path, "snippet", f"{shown(snippet_name)} is not a file name ending .py (the snippet sits beside the YAML)")
+    snippet = path.with_name(snippet_name)
+    source = read_regular(snippet, MAX_SNIPPET_BYTES, lambda problem: CaseGridError(str(snippet), "(file)", problem))
+    _utf8(source, lambda problem: CaseGridError(str(snippet), "(file)", problem))
     digest = hashlib.sha256(source)
     digest.update(json.dumps({k: data.get(k) for k in ("variants", "tolerance", "reference")},
                              sort_keys=True, default=str).encode())
@@ -142,22 +241,18 @@ def load_topic(path: str | Path) -> Topic:
     )
 
 
-def discover(snippets_dir: str | Path) -> list[Topic]:
-    return [load_topic(p) for p in sorted(Path(snippets_dir).glob("*.yaml"))]
-
-
 def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
+    """One profile, its keys' types already checked (:data:`~tfperf.topic_schema.PROFILE`)."""
     where = f"profiles.{name}"
     require(isinstance(body, dict), path, where, "must be a mapping")
-    for part in ("params", "settings", "budget"):
-        require(isinstance(body.get(part) or {}, dict), path, f"{where}.{part}", "must be a mapping")
     params = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("params") or {}).items()}
     settings = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("settings") or {}).items()}
     only = body.get("variants")
-    require(only is None or isinstance(only, list), path, f"{where}.variants", "must be a list of variants")
     timeout = body.get("timeout_s")
+    budget = {str(k): v if isinstance(v, int) else _number(v, path, f"{where}.budget.{k}")
+              for k, v in (body.get("budget") or {}).items()}
     return Profile(params=params, settings=settings, variants=None if only is None else [str(v) for v in only],
-                   exclude=list(body.get("exclude") or []), budget=dict(body.get("budget") or {}),
+                   exclude=list(body.get("exclude") or []), budget=budget,
                    timeout_s=None if timeout is None else _number(timeout, path, f"{where}.timeout_s"))
 
 
@@ -203,17 +298,11 @@ def _names(data: Mapping[str, Any], path: Path) -> dict[str, str]:
 
 
 def _number(value: object, path: Path, fld: str) -> float:
-    """A non-negative number from the YAML, or an error naming the file and the field. YAML
-    1.1 reads ``1e-5`` (no dot) as a string: a string that is a number counts as one."""
-    number: float | None = None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            number = None
-    if number is None or not number >= 0:      # NaN fails too
-        raise CaseGridError(str(path), fld, f"must be a non-negative number, got {value!r}")
-    return number
+    """A finite, non-negative number from the YAML (its range was checked against the
+    schema), or an error naming the file and the field. YAML 1.1 reads ``1e-5`` (no dot)
+    as a string: a string that is a number counts as one."""
+    n = number(value)
+    if n is None or n < 0:
+        raise CaseGridError(str(path), fld, f"must be a finite number, 0 or more, got {shown(value)}")
+    return n
 

@@ -1,21 +1,24 @@
-"""The keys a topic YAML may use, and the names its claims may refer to.
+"""The keys a topic YAML may use, what each value must be, and the names its claims may refer to.
 
 YAML forgives typos: ``exlude:`` or ``timout_s:`` load as keys nobody reads, and a claim
 whose ``candidate:`` names no variant matches no case, so the topic silently measures
-everything and the claim silently has no data. This module turns both into a
+everything and the claim silently has no data. It forgives types too: ``budget_s: fast``
+loads as text that only fails once the workers measure. This module turns each into a
 :class:`~tfperf.errors.CaseGridError` that names the file and the key path
 (``profiles.quick.timout_s``), checked once when the topic is loaded.
 
 The schema is plain data: a mapping of known keys (each to the schema of its value),
 :class:`Each` for mappings whose keys are names chosen by the topic (variants, settings,
-profiles), :class:`ListOf` for lists, and ``None`` for a value that other code checks
-(or that is free: labels, parameter values).
+profiles), :class:`ListOf` for lists, :class:`Maybe` for a section that may be left
+empty, and a :class:`Leaf` for a value the topic writes (text, a finite number in a range,
+a count, true/false). Numbers are finite everywhere; nothing else may be empty (null).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -37,30 +40,109 @@ class ListOf:
     spec: Spec
 
 
-Spec = None | Each | ListOf | dict[str, "Spec"]
+@dataclass(frozen=True)
+class Maybe:
+    """A section that may be left empty (``claims:`` with nothing after it): ``None``, or ``spec``."""
+
+    spec: Spec
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A value the topic writes: ``test`` says whether it is one; ``what`` says, in words,
+    what it must be (the error's text)."""
+
+    what: str
+    test: Callable[[Any], bool]
+
+
+Spec = Leaf | Maybe | Each | ListOf | dict[str, "Spec"]
+
+MAX_COUNT = 1_000_000          # samples, calls, threads: far beyond any real topic, far below a hang
+
+
+def number(value: object) -> float | None:
+    """The finite number a YAML value is, else None. YAML 1.1 reads ``1e-5`` (no dot) as
+    text: text that spells a number counts as one; true/false do not."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        try:
+            n = float(value)
+        except OverflowError:        # an integer of hundreds of digits
+            return None
+    elif isinstance(value, str) and len(value) < 40:
+        try:
+            n = float(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    return n if math.isfinite(n) else None
+
+
+def _at_least(low: float, above: bool) -> Callable[[Any], bool]:
+    def test(value: Any) -> bool:
+        n = number(value)
+        return n is not None and (n > low if above else n >= low)
+    return test
+
+
+def _count(low: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= MAX_COUNT
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, bool, int)) or (isinstance(value, float) and math.isfinite(value))
+
+
+def _values(value: Any) -> bool:
+    return _scalar(value) or (isinstance(value, list) and bool(value) and all(map(_scalar, value)))
+
+
+def _cpus(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_count(0)(c) for c in value)
+    return (isinstance(value, str) or _count(0)(value)) and not isinstance(value, bool)
+
+
+TEXT = Leaf("text", lambda v: isinstance(v, str))
+FUNCTION = Leaf("the name of a function of the snippet", lambda v: isinstance(v, str) and v.isidentifier())
+POSITIVE = Leaf("a finite number above 0", _at_least(0, above=True))
+NON_NEGATIVE = Leaf("a finite number, 0 or more", _at_least(0, above=False))
+SAMPLES = Leaf(f"a whole number from 2 to {MAX_COUNT}", _count(2))
+COUNT = Leaf(f"a whole number from 1 to {MAX_COUNT}", _count(1))
+FLAG = Leaf("true or false", lambda v: isinstance(v, bool))
+SCALAR = Leaf("a text, a finite number or true/false", _scalar)
+VALUES = Leaf("a value or a non-empty list of values (text, finite numbers, true/false)", _values)
+THREADS = Leaf(f"a whole number from 0 to {MAX_COUNT}, or text holding {{value}}",
+               lambda v: _count(0)(v) or (isinstance(v, str) and "{value}" in v))
+CPUS = Leaf('CPU numbers such as [1] or "0,1"', _cpus)
+SCOPE: Spec = Each(VALUES)              # parameter, setting or "variant" -> a value or a list of values
+GROUP: Spec = Each(SCALAR)              # setting -> one value
 
 # The process fields a settings_map entry may set (cases.PROCESS_FIELDS reads them).
-PROCESS: dict[str, Spec] = {"env": None, "intra_op_threads": None, "inter_op_threads": None, "eager": None,
-                            "cpus": None}
+PROCESS: dict[str, Spec] = {"env": Each(SCALAR), "intra_op_threads": THREADS, "inter_op_threads": THREADS,
+                            "eager": FLAG, "cpus": CPUS}
 
-BUDGET: dict[str, Spec] = {"min_samples": None, "max_samples": None, "target_rel_ci": None, "budget_s": None,
-                           "warmup_s": None, "min_sample_s": None}
+BUDGET: dict[str, Spec] = {"min_samples": SAMPLES, "max_samples": SAMPLES, "target_rel_ci": POSITIVE,
+                           "budget_s": POSITIVE, "warmup_s": NON_NEGATIVE, "min_sample_s": POSITIVE}
 
-PROFILE: dict[str, Spec] = {"params": None, "settings": None, "variants": None, "exclude": None,
-                            "budget": BUDGET, "timeout_s": None}
+PROFILE: dict[str, Spec] = {"params": Maybe(SCOPE), "settings": Maybe(SCOPE), "variants": Maybe(ListOf(TEXT)),
+                            "exclude": Maybe(ListOf(SCOPE)), "budget": Maybe(BUDGET), "timeout_s": Maybe(POSITIVE)}
 
 # Variant against variant (claims:), and settings group against settings group
 # (settings_claims:): the candidate against the baseline (what the reader would otherwise
 # use), and what the source said the candidate is (`expect`: faster, slower or same; none for
 # a comparison of this guide's own, which no source claimed);
 # analyse/claims.py reads them, measure/orchestrate.py pairs them.
-CLAIM: dict[str, Spec] = {"id": None, "text": None, "candidate": None, "baseline": None, "expect": None,
-                          "where": None, "min_effect": None, "compare": None}
-SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "candidate_settings": None, "baseline_settings": None}
+CLAIM: dict[str, Spec] = {"id": TEXT, "text": TEXT, "candidate": TEXT, "baseline": TEXT, "expect": TEXT,
+                          "where": Maybe(SCOPE), "min_effect": NON_NEGATIVE, "compare": TEXT}
+SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "candidate_settings": GROUP, "baseline_settings": GROUP}
 EXPECT = ("faster", "slower", "same", "none")
 
 # The questions a topic page opens with, each answered from its claims (analyse/answers.py).
-QUESTION: dict[str, Spec] = {"id": None, "ask": None, "claims": None, "yes_if": None, "note": None}
+QUESTION: dict[str, Spec] = {"id": TEXT, "ask": TEXT, "claims": ListOf(TEXT), "yes_if": TEXT, "note": TEXT}
 
 # What a claim between variants compares (`compare:`): the time per call (the default), or the
 # cost per step of a line fitted over the step counts measured (analyse/per_step.py), which
@@ -68,12 +150,12 @@ QUESTION: dict[str, Spec] = {"id": None, "ask": None, "claims": None, "yes_if": 
 COMPARE = ("per_call", "per_step")
 
 # Settings pairs that must measure the same (analyse/controls.py).
-CONTROL: dict[str, Spec] = {"id": None, "text": None, "variant": None, "settings": None, "same_as": None,
-                             "where": None}
+CONTROL: dict[str, Spec] = {"id": TEXT, "text": TEXT, "variant": TEXT, "settings": GROUP, "same_as": GROUP,
+                             "where": Maybe(SCOPE)}
 
 # A cProfile run beside the timings (measure/orchestrate.py _breakdowns).
-BREAKDOWN: dict[str, Spec] = {"variant": None, "params": None, "settings": None, "calls": None,
-                              "profiles": None}
+BREAKDOWN: dict[str, Spec] = {"variant": TEXT, "params": GROUP, "settings": GROUP, "calls": COUNT,
+                              "profiles": ListOf(TEXT)}
 
 class Claim(TypedDict, total=False):
     """A claim as a topic states it (``claims:``, ``settings_claims:``; keys: :data:`CLAIM`,
@@ -167,33 +249,39 @@ def control_applies(control: Control, params: Mapping[str, object]) -> bool:
 
 
 TOPIC: dict[str, Spec] = {
-    "topic": None, "title": None, "snippet": None, "setup": None,
-    "reference": None, "default": None,
-    "tolerance": {"rtol": None, "atol": None},
-    "timeout_s": None,
-    "per_call": {"divide_by": None, "unit": None},
-    "per_step": {"param": None},
-    "variants": Each({"fn": None, "setup": None, "label": None}),
-    "profiles": Each(PROFILE),
-    "exclude": None,
-    "settings_map": Each(Each(PROCESS)),
-    "baseline_settings": None,
-    "settings_labels": None,
-    "claims": ListOf(CLAIM),
-    "settings_claims": ListOf(SETTINGS_CLAIM),
-    "questions": ListOf(QUESTION),
-    "names": None,
-    "controls": ListOf(CONTROL),
-    "breakdowns": ListOf(BREAKDOWN),
-    "breakdown_categories": None,
+    "topic": TEXT, "title": TEXT, "snippet": TEXT, "setup": FUNCTION,
+    "reference": TEXT, "default": TEXT,
+    "tolerance": Maybe({"rtol": NON_NEGATIVE, "atol": NON_NEGATIVE}),
+    "timeout_s": POSITIVE,
+    "per_call": Maybe({"divide_by": TEXT, "unit": TEXT}),
+    "per_step": Maybe({"param": TEXT}),
+    "variants": Each({"fn": FUNCTION, "setup": FUNCTION, "label": TEXT}),
+    "profiles": Each(Maybe(PROFILE)),
+    "exclude": Maybe(ListOf(SCOPE)),
+    "settings_map": Maybe(Each(Each(PROCESS))),
+    "baseline_settings": Maybe(GROUP),
+    "settings_labels": Maybe(Each(Each(TEXT))),
+    "claims": Maybe(ListOf(CLAIM)),
+    "settings_claims": Maybe(ListOf(SETTINGS_CLAIM)),
+    "questions": Maybe(ListOf(QUESTION)),
+    "names": Maybe(Each(TEXT)),
+    "controls": Maybe(ListOf(CONTROL)),
+    "breakdowns": Maybe(ListOf(BREAKDOWN)),
+    "breakdown_categories": Maybe(ListOf({"name": TEXT, "match": ListOf(TEXT)})),
 }
 
 
 def check_keys(data: Any, path: Path, spec: Spec = TOPIC, where: str = "") -> None:
-    """Raise CaseGridError at the first key the schema does not know, or the first value
-    of the wrong shape (a mapping where a list is expected...). ``None`` values pass:
-    an empty ``claims:`` is the same as none."""
-    if spec is None or data is None:
+    """Raise CaseGridError at the first key the schema does not know, the first value of
+    the wrong shape (a mapping where a list is expected...) or the first value that is not
+    what its :class:`Leaf` says (text, a finite number in range, a count). ``None`` passes
+    only where the schema says :class:`Maybe` (an empty ``claims:`` is the same as none)."""
+    if isinstance(spec, Maybe):
+        if data is not None:
+            check_keys(data, path, spec.spec, where)
+        return
+    if isinstance(spec, Leaf):
+        require(spec.test(data), path, where, f"must be {spec.what}, got {shown(data)}")
         return
     if isinstance(spec, ListOf):
         require(isinstance(data, list), path, where, "must be a list")
@@ -211,6 +299,12 @@ def check_keys(data: Any, path: Path, spec: Spec = TOPIC, where: str = "") -> No
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise CaseGridError(str(path), at, f"unknown key; {hint}(known here: {', '.join(spec)})")
         check_keys(value, path, spec[key], at)
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value as an error shows it: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def check_references(data: dict[str, Any], path: Path) -> None:

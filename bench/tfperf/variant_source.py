@@ -39,18 +39,27 @@ OPAQUE = {"globals", "eval", "exec", "vars", "__import__", "importlib", "__name_
 def source_hashes(source: bytes, path: Path, variants: Mapping[str, Mapping[str, object]], reference: str,
                   default_setup: str, tolerance: Mapping[str, float]) -> dict[str, str]:
     """variant -> 16 hex digits of what it runs (see the module's docstring)."""
+    if b"\0" in source:                         # Python 3.11 and 3.12 refuse it differently
+        raise CaseGridError(str(path), "(file)", f"the snippet does not parse: a null byte (byte {source.index(0)})")
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as exc:
-        raise CaseGridError(str(path), f"line {exc.lineno}", f"the snippet does not parse: {exc.msg}") from exc
+        raise CaseGridError(str(path), f"line {exc.lineno}", f"the snippet does not parse: {exc.msg}") from None
+    except (RecursionError, MemoryError):        # what CPython's parser raises for deep nesting
+        raise CaseGridError(str(path), "(file)", "the snippet does not parse: it nests too deeply") from None
+    except ValueError as exc:
+        raise CaseGridError(str(path), "(file)", f"the snippet does not parse: {exc}") from None
     module = _Module(tree)
     out: dict[str, str] = {}
     for name, vdef in variants.items():
         roots = {str(d.get(k, default_setup if k == "setup" else "")) for d in (vdef, variants[reference])
                  for k in ("fn", "setup")}
         digest = hashlib.sha256(SCHEME.encode())
-        for node in module.reached(roots):
-            digest.update(ast.dump(_without_docstrings(node), include_attributes=False).encode())
+        try:
+            for node in module.reached(roots):
+                digest.update(ast.dump(_without_docstrings(node), include_attributes=False).encode())
+        except RecursionError:                  # parsed, yet nested too deep to walk
+            raise CaseGridError(str(path), "(file)", "the snippet nests too deeply to be read") from None
         digest.update(json.dumps({"variant": vdef, "reference": variants[reference], "reference_name": reference,
                                   "setup": default_setup, "tolerance": tolerance},
                                  sort_keys=True, default=str).encode())

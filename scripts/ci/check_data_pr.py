@@ -2,6 +2,9 @@
 the pull request adds, changes or deletes under data/ is compared with the base's
 (tfperf.store.guard):
 
+* every path the pull request adds or changes under data/, at any depth, must be a regular
+  file at data/results/<runner>/<profile>.json (or the same below a folder of data/): any
+  other path, a symbolic link, a submodule, a folder named like a results file is refused;
 * it must equal the merge of the base's file and its own: results may be added (a new
   measurement of a case included), never removed or rewritten; a finding names the case ids;
 * runner labels ``gha-*`` and ``selfhosted-*`` belong to the benchmarks workflow's bot: nobody else's pull
@@ -15,10 +18,10 @@ Exit status 1 when a file breaks a rule (each problem one line on stderr), else 
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,23 +29,46 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tfperf.errors import TfperfError  # noqa: E402
 from tfperf.store.files import load  # noqa: E402
-from tfperf.store.guard import label_problems, removals  # noqa: E402
+from tfperf.store.guard import label_problems, path_problem, removals, results_runner  # noqa: E402
 
 BOT = "github-actions[bot]"
 BOT_BRANCH_PREFIX = "tfperf/results-"
-RESULTS_FILE = re.compile(r"^data/(?:.+/)?results/(?P<runner>[^/]+)/[^/]+\.json$")
+SHOWN_LINK = 200        # characters of a symbolic link's target shown in a message
 
 
 def git(*args: str) -> bytes:
     return subprocess.run(["git", *args], capture_output=True, check=True).stdout
 
 
+@dataclass(frozen=True)
+class Change:
+    """One path under data/ that differs between base and head (git diff --raw)."""
+
+    status: str          # A, D, M, T (type changed), ...
+    path: str
+    mode: str            # the head side's git mode (000000 when deleted)
+    blob: str            # the head side's object id
+
+
+def changes(base: str, head: str) -> list[Change]:
+    """Every path under data/ that differs between base and head, at any depth."""
+    out = git("diff", "--raw", "-z", "--no-renames", "--no-abbrev", base, head, "--", "data").decode()
+    parts = [p for p in out.split("\0") if p]
+    found = []
+    for meta, path in zip(parts[0::2], parts[1::2]):
+        _, new_mode, _, new_blob, status = meta.lstrip(":").split()
+        found.append(Change(status[0], path, new_mode, new_blob))
+    return found
+
+
 def changed_files(base: str, head: str) -> list[tuple[str, str]]:
     """(status letter, path) of each results file that differs between base and head."""
-    out = git("diff", "--name-status", "--no-renames", "-z", base, head, "--", "data").decode()
-    parts = [p for p in out.split("\0") if p]
-    pairs = list(zip(parts[0::2], parts[1::2]))
-    return [(status[0], path) for status, path in pairs if RESULTS_FILE.match(path)]
+    return [(c.status, c.path) for c in changes(base, head) if results_runner(c.path) is not None]
+
+
+def _link_target(blob: str) -> str:
+    """What a symbolic link in the pull request points to (its blob is the target's text)."""
+    return git("cat-file", "blob", blob)[:SHOWN_LINK].decode("utf-8", errors="replace")
 
 
 def _load_at(rev: str, path: str, tmp: Path) -> dict:
@@ -64,17 +90,25 @@ def check(base: str, head: str, bot: bool) -> list[str]:
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        for status, path in changed_files(base, head):
-            runner = RESULTS_FILE.match(path)["runner"]  # type: ignore[index]
+        for change in changes(base, head):
+            runner = results_runner(change.path)
+            if change.status != "D":
+                odd = path_problem(change.path, change.mode,
+                                   _link_target(change.blob) if change.mode == "120000" else None)
+                if odd is not None:
+                    problems.append(odd)
+                    continue
+            if runner is None:      # a deleted path that is not a results file: nothing is read or published
+                continue
             try:
-                old = None if status == "A" else _load_at(base, path, tmp)
-                new = None if status == "D" else _load_at(head, path, tmp)
+                old = None if change.status == "A" else _load_at(base, change.path, tmp)
+                new = None if change.status == "D" else _load_at(head, change.path, tmp)
             except TfperfError as exc:
                 problems.append(str(exc))
                 continue
-            if not bot and status != "D":
-                problems += label_problems(path, runner, new)
-            problems += removals(path, old, new).lines()
+            if not bot and change.status != "D":
+                problems += label_problems(change.path, runner, new)
+            problems += removals(change.path, old, new).lines()
     return problems
 
 
@@ -100,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
     n = len(changed_files(args.base, args.head))
     if problems:
-        print(f"check_data_pr: {len(problems)} problem(s) in {n} changed results file(s); results may only be "
-              f"added, and gha-*/selfhosted-* runners are measured by the workflows", file=sys.stderr)
+        print(f"check_data_pr: {len(problems)} problem(s) in {n} changed results file(s); under data/ only "
+              f"results files may change, results may only be added, and gha-*/selfhosted-* runners are measured "
+              f"by the workflows", file=sys.stderr)
         return 1
     print(f"check_data_pr: {n} changed results file(s) only add results"
           + (" (the benchmarks bot's pull request)" if bot else ""))

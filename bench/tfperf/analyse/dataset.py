@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import CaseGridError, ResultsFileError, TfperfError
+from ..errors import ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
 from ..topic_schema import Claim
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
@@ -30,17 +30,24 @@ from .versions import release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
-    """What the analysis reads of each topic YAML (checked once by ``tfperf.topic``); a topic
-    that does not load is an error on the pages, not a crash."""
-    from ..topic import load_topic  # YAML: not loaded by what only reads results (the merge job)
+    """What the analysis reads of each topic YAML, loaded by ``tfperf.cases.load`` as
+    ``tfperf run`` loads it (so both accept the same topics); a topic that does not load
+    is an error on the pages, not a crash."""
+    topics, failed = _load_topics(snippets_dir)
+    return topics, list(failed.values())
+
+
+def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[str, TfperfError]]:
+    """The topics that load, and the error of each one that does not, by its YAML's name."""
+    from ..cases import load  # YAML: not loaded by what only reads results (the merge job)
 
     topics: dict[str, TopicInfo] = {}
-    errors: list[TfperfError] = []
+    failed: dict[str, TfperfError] = {}
     for path in sorted(Path(snippets_dir).glob("*.yaml")):
         try:
-            t = load_topic(path)
-        except CaseGridError as exc:
-            errors.append(exc)
+            t = load(path)
+        except TfperfError as exc:
+            failed[path.stem] = exc
             continue
         order: dict[str, list[Any]] = {}
         sorder: dict[str, list[str]] = {}
@@ -61,7 +68,7 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
             settings_claims=tuple(t.settings_claims), controls=tuple(t.controls),
             per_call={"divide_by": t.per_call.divide_by, "unit": t.per_call.unit} if t.per_call else None,
             questions=tuple(t.questions), names=dict(t.names))
-    return topics, errors
+    return topics, failed
 
 
 @dataclass
@@ -74,6 +81,8 @@ class Dataset:
     breakdowns: list[LoadedBreakdown]
     errors: list[TfperfError]
     cache: RatioCache = field(default_factory=RatioCache)
+    files: list[Path] = field(default_factory=list)     # the results files that loaded (what the site publishes)
+    topic_errors: dict[str, TfperfError] = field(default_factory=dict)   # topic (its YAML's name) -> why it did not load
 
     @cached_property
     def current(self) -> list[Measurement]:
@@ -313,12 +322,13 @@ def analyse_documents(docs: Sequence[tuple[Path, ResultsDoc]], snippets_dir: str
                       load_errors: list[ResultsFileError] | None = None) -> Dataset:
     """The dataset of documents already loaded (``source.load_results`` validates them)."""
     load_errors = load_errors or []
-    topics, topic_errors = load_topics(snippets_dir)
+    topics, failed = _load_topics(snippets_dir)
     measurements, noise, runners, breakdowns = read_documents(docs)
     mark_stale(measurements, topics)
-    errors: list[TfperfError] = [*load_errors, *topic_errors]
+    errors: list[TfperfError] = [*load_errors, *failed.values()]
     return Dataset(results_root=str(results_root), topics=topics, measurements=measurements, noise=noise,
-                   runners=runners, breakdowns=breakdowns, errors=errors, cache=cache or RatioCache())
+                   runners=runners, breakdowns=breakdowns, errors=errors, cache=cache or RatioCache(),
+                   files=[p for p, _ in docs], topic_errors=failed)
 
 
 __all__ = ["Dataset", "ResultsFileError", "analyse", "analyse_documents", "load_topics"]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import TfperfError
+from ..errors import TfperfError, one_line
 
 SOURCE_KEYS = {"title": True, "url": False, "publisher": False, "licence": False, "date": True, "figures": True}
 FIGURE_KEYS = {"claim": True, "then": True, "quote": True, "context": False}   # key -> required
@@ -40,7 +40,7 @@ class SourcesFileError(TfperfError):
 
     def __init__(self, path: str, field: str, problem: str) -> None:
         self.path, self.field, self.problem = path, field, problem
-        super().__init__(f"{path}: {field}: {problem}")
+        super().__init__(one_line(f"{path}: {field}: {problem}"))
 
 
 @dataclass(frozen=True)
@@ -87,13 +87,10 @@ def load_sources(root: str | Path | None, claims: Mapping[str, set[str]]) -> tup
 
 
 def _read(path: Path, claims: Mapping[str, set[str]]) -> tuple[str, list[SourceFigure]]:
-    import yaml
+    from ..topic import read_yaml  # YAML: not loaded by what only reads results (the merge job)
 
     where = str(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SourcesFileError(where, "(file)", f"not readable YAML: {exc}") from None
+    data = read_yaml(path, lambda problem: SourcesFileError(where, "(file)", problem))
     if not isinstance(data, dict):
         raise SourcesFileError(where, "(top level)", "must be a mapping with `topic` and `sources`")
     _known(data, {"topic": True, "sources": True}, where, "")

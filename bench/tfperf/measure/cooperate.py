@@ -10,6 +10,7 @@ either be refused by the store or store every result twice.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,8 +35,10 @@ class Stored:
 
 def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> Stored:
     """The file's results as the run sees them: with ``force`` nothing counts as done; with
-    ``retry_failed`` only ok results do; otherwise every result does (a failure is data)."""
-    if not path.exists():
+    ``retry_failed`` only ok results do; otherwise every result does (a failure is data).
+    A path that is there but is not a regular file (a link, a folder) is refused by the
+    store, naming it, before anything is measured."""
+    if not os.path.lexists(path):
         return Stored()
     doc = store.load(path)
     results = doc["results"]

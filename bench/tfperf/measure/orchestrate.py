@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import HARNESS_VERSION, stats, store
-from ..cases import Case, expand, shard
-from ..errors import TfperfError
+from ..cases import Case, discover, expand, shard
+from ..errors import ResultsFileError, TfperfError
+from ..store.append import ResultExists
 from ..store.claims import Claims
 from ..store.ids import settings_id
 from ..store.record_types import Environment, Key, Noise
 from ..store.record_types import Scenario as ScenarioRecord
-from ..topic import Topic, discover
+from ..topic import Topic
 from ..topic_schema import CategoryRule, control_applies, where_holds
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, check_cpu, missing, read_stored
@@ -428,19 +429,36 @@ class Runner:
             stored.update(b.id for b in breakdowns)
             run = ScenarioRun(self.pool, tasks, sc.baseline, sc.rule, seed=f"{sc.id}#{i}",
                               breakdowns=breakdowns, on_progress=self._progress)
-            self._store(run.run(), force=sc.remeasure or i > 0)
+            self._store(sc.id, run.run(), force=sc.remeasure or i > 0)
 
     def _progress(self, task_id: str, finished: bool) -> None:
         self.progress.update(task_id, finished=finished)
 
-    def _store(self, out: Outcome, force: bool) -> None:
+    def _store(self, scenario: str, out: Outcome, force: bool) -> None:
+        """Append a measured scenario. A case that got an ok result with the same key while
+        it was measured (another process wrote the file: a ``tfperf merge``, a run that
+        does not share claims) keeps both results, as a re-measurement does, and the run
+        goes on. A file that cannot be written ends the run with one error naming the file
+        and this scenario; every scenario stored before it stays."""
+        def save(force: bool) -> None:
+            self._save(results=out.results, environments=out.environments, noise=out.noise,
+                       breakdowns=out.breakdowns, scenarios=out.scenarios, force=force)
+        try:
+            try:
+                save(force)
+            except ResultExists:
+                self.log(f"\n{scenario}: another process stored results of its cases in {self.path} while this run "
+                         "measured them; both are kept")
+                save(True)
+        except ResultsFileError as exc:
+            raise type(exc)(exc.path, exc.field, f"{exc.problem}; {scenario} was measured but not stored "
+                                   f"({len(out.results)} result(s)); the scenarios stored before it are kept, and "
+                                   "`tfperf run` again resumes from there") from None
         self.report.ran += len(out.results)
         self.report.failed += sum(1 for r in out.results if r["status"] not in ("ok", "unavailable"))
         self.report.unavailable += sum(1 for r in out.results if r["status"] == "unavailable")
         self.report.noise += out.noise
         self.report.scenarios += out.scenarios
-        self._save(results=out.results, environments=out.environments, noise=out.noise,
-                   breakdowns=out.breakdowns, scenarios=out.scenarios, force=force)
 
 
 def run(options: RunOptions) -> Report:

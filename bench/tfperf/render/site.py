@@ -33,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from ..analyse import LOCAL_ROOT, Dataset, RatioCache, Sources, ThisMachine, analyse, load_sources, this_machine
+from ..errors import ResultsFileError
+from ..store.files import MAX_BYTES
+from ..store.regular import read_regular
 from .blocks import errors_box, render_block
 from .colab import Colab, colab_config
 from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context
@@ -45,6 +48,9 @@ from .notebooks import same_text, topic_notebook
 
 log = logging.getLogger("mkdocs.hooks.tfperf")
 
+# A pymdownx.snippets include line, `--8<-- "topic.py:section"` (inside a code fence, usually).
+INCLUDE_RE = re.compile(r"""^(?P<indent>[ \t]*)-+8<-+[ \t]+(?P<q>["']?)(?P<name>[^"':\s]+)[^"'\n]*(?P=q)[ \t]*$""",
+                        re.MULTILINE)
 FENCE_RE = re.compile(r"^(?P<fence>```+|~~~+).*?^(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL)
 TOKEN_RE = re.compile(r"(?:<p>)?TFPERFSLOT(\d+)X(?:</p>)?")
 
@@ -94,12 +100,19 @@ class Site:
             log.info("tfperf: skipped local data: %s", e)
         self.svgs.produced.clear()
         self.slots.clear()
+        failed = set(self.ds.topic_errors.values())
         for err in self.ds.errors:
-            log.info("tfperf: skipped data: %s", err)
+            if err not in failed:
+                log.info("tfperf: skipped data: %s", err)
+        for topic, err in sorted(self.ds.topic_errors.items()):
+            # An author's mistake: fails --strict, with this line as the reason; the topic's
+            # blocks show the same error on its page.
+            log.warning("tfperf: topic %s not loaded: %s", topic, err)
         claims = {t: {str(c.get("id")) for c in self.ds.claims_of(t)} for t in self.ds.topics}
         self.sources, source_errors = load_sources(self.sources_dir, claims)
         for se in source_errors:
-            log.warning("tfperf: %s", se)      # an author's mistake: fails --strict
+            if Path(se.path).stem not in self.ds.topic_errors:   # else its topic's error says why
+                log.warning("tfperf: %s", se)      # an author's mistake: fails --strict
         self.notebooks = {}
         nb_dir = self.gen_dir / "notebooks"
         nb_dir.mkdir(parents=True, exist_ok=True)
@@ -153,10 +166,11 @@ class Site:
         slots: dict[int, Markup] = {}
         self.slots[src_uri] = slots
         shown_errors = "tfperf:errors" in markdown
+        failed_shown: set[str] = set()
 
         def block(m: re.Match[str]) -> str:
             nonlocal shown_errors
-            html = self._render(lambda: render_block(parse_block(m.group("body")), ctx), src_uri, m.group(0))
+            html = self._render(lambda: self._block(m.group("body"), ctx, failed_shown), src_uri, m.group(0))
             if self.this_machine:
                 html = Markup(html + self._render(lambda: self._this_machine(m.group("body"), ctx), src_uri,
                                                   m.group(0)))
@@ -172,7 +186,37 @@ class Site:
             slots[len(slots)] = html
             return f"TFPERFSLOT{len(slots) - 1}X"
 
+        markdown = self._without_failed_includes(markdown)
         return _outside_fences(markdown, lambda part: INLINE_RE.sub(inline, BLOCK_RE.sub(block, part)))
+
+    def _without_failed_includes(self, markdown: str) -> str:
+        """Include lines of the snippets of topics that did not load, replaced by a line
+        saying so: pymdownx.snippets would stop the build on a snippet that is not UTF-8
+        (the topic's error is on the page, from its blocks, and in the build log)."""
+        failed = self.ds.topic_errors if self.ds is not None else {}
+
+        def line(m: re.Match[str]) -> str:
+            name = m.group("name")
+            if Path(name).stem not in failed:
+                return m.group(0)
+            return f"{m.group('indent')}# {name}: not shown: topic {Path(name).stem} did not load (see the build log)"
+
+        return INCLUDE_RE.sub(line, markdown) if failed else markdown
+
+    def _block(self, body: str, ctx: Context, failed_shown: set[str]) -> Markup:
+        """One block; for a topic whose YAML or snippet did not load, the error instead
+        (once per page: the topic's other blocks are left out, never drawn as if it had no
+        claims or no variants)."""
+        d = parse_block(body)
+        err = self.ds.topic_errors.get(str(d.topic)) if self.ds is not None and d.topic else None
+        if err is None:
+            return render_block(d, ctx)
+        if d.topic in failed_shown:
+            return Markup("")
+        failed_shown.add(str(d.topic))
+        return admonition("failure", f"The topic {d.topic} could not be loaded",
+                          Markup(f"<p><code>{h(str(err))}</code></p><p>Nothing of this topic is drawn until its "
+                                 "YAML and snippet load; the build log names the same file and key.</p>"))
 
     def _this_machine(self, body: str, ctx: Context) -> Markup:
         """This machine's section after a topic's claims table and after the runner list."""
@@ -220,15 +264,21 @@ class Site:
         return html[:at + 5] + p + html[at + 5:] if at >= 0 else p + html
 
     def post_build(self, site_dir: Path) -> None:
-        """Publish the raw data, the schema, the SVG fallbacks and the notebooks."""
+        """Publish the raw data, the schema, the SVG fallbacks and the notebooks. The raw
+        data is the results files that loaded, nothing else under the results root: each
+        is read again as a regular file within the size limit (never through a link)."""
         data_dir = site_dir / DATA_URL
         if data_dir.exists():
             shutil.rmtree(data_dir)
-        if self.results.is_dir():
-            for p in sorted(self.results.rglob("*.json")):
-                dest = data_dir / p.relative_to(self.results)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(p, dest)
+        for p in self.ds.files if self.ds is not None else []:
+            try:
+                data = read_regular(p, MAX_BYTES, _file_error(p))
+            except ResultsFileError as exc:     # changed since it was checked: not published
+                log.warning("tfperf: not published: %s", exc)
+                continue
+            dest = data_dir / p.relative_to(self.results)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data)
         from ..store.schema import schema_path
         (site_dir / SCHEMA_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(schema_path(), site_dir / SCHEMA_URL)
@@ -239,6 +289,10 @@ class Site:
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
         self.ratios.save()
+
+
+def _file_error(path: Path) -> Callable[[str], ResultsFileError]:
+    return lambda problem: ResultsFileError(str(path), "(file)", problem)
 
 
 def _prefix(url: str) -> str:

@@ -4,7 +4,9 @@ Read:   ``load(path)``, ``load_dir(root)``, ``validate(doc, path)``, ``migrate(d
 Write:  ``new_doc(...)``, ``write_atomic(path, doc)``, ``append(path, ...)`` (locked)
 Merge:  ``merge_docs(docs)``, ``merge_into(data_root, paths)`` (the CI merge step)
 Also:   ``claims.Claims`` (which run is measuring which scenario of a file), ``versions``
-        (which tfperf wrote a file, for the merge's warning)
+        (which tfperf wrote a file, for the merge's warning), ``regular.read_regular``
+        (reading a file that may be hostile: a regular file only, within a size limit),
+        ``guard`` (what a data pull request may change)
 """
 
 from .append import append

@@ -16,20 +16,27 @@ those of ``files.dumps`` of the merged document (a test holds the two equal).
 from __future__ import annotations
 
 import bisect
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from ..errors import ResultsFileError
+from . import files
 from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .record_types import Environment, ResultsDoc, Runner
+from .regular import read_regular
 from .validate import short, validate
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
 AnyRecord = Mapping[str, object]
+
+
+class ResultExists(ResultsFileError):
+    """An ok result for the same case and key is stored already (``append`` without ``force``)."""
 
 
 @dataclass
@@ -107,9 +114,9 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
     """Under the file's lock: load (or create) the file, add the records, write it back
     atomically, and return the new document.
 
-    A result for a (case_id, key_hash) that already has an ok result is refused unless
-    ``force``; with ``force`` it is added beside the old one (history is kept). A record
-    identical to one already stored is not added twice. Only the new records are
+    A result for a (case_id, key_hash) that already has an ok result is refused
+    (:class:`ResultExists`) unless ``force``; with ``force`` it is added beside the old one
+    (history is kept). A record identical to one already stored is not added twice. Only the new records are
     validated when the file holds what this process last wrote there (see the module's
     docstring). The records may come as any mapping: they are validated here."""
     p = Path(path)
@@ -129,9 +136,9 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
                 continue
             ident = (r.get("case_id"), r.get("key_hash"))
             if (ident in kept.ok or ident in new_ok) and not force:
-                raise ResultsFileError(str(p), "results",
-                                       f"{short(ident[0], 120)} already has an ok result for key {ident[1]}: "
-                                       "refusing to add a second one; nothing was written")
+                raise ResultExists(str(p), "results",
+                                   f"{short(ident[0], 120)} already has an ok result for key {ident[1]}: "
+                                   "refusing to add a second one; nothing was written")
             batch.add(c)
             fresh.append(r)
             if r.get("status") == "ok":
@@ -164,12 +171,9 @@ def _current(p: Path, runner_label: str, profile: str, description: str | None,
              contributed_by: str | None) -> _Kept:
     """The file as it is now: what this process kept when the bytes on disk are those
     it wrote, else the file loaded and checked in full (or a new, empty document)."""
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
+    if not os.path.lexists(p):
         return _Kept.of(new_doc(runner_label, profile, description, contributed_by), b"")
-    except OSError as exc:
-        raise ResultsFileError(str(p), "(file)", f"cannot read: {exc.strerror or exc}") from None
+    data = read_regular(p, files.MAX_BYTES, lambda problem: ResultsFileError(str(p), "(file)", problem))
     kept = _kept.get(p.resolve())
     if kept is not None and kept.data == data:
         return kept

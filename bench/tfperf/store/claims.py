@@ -27,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, final
 
+from .files import write_error
 from .windows_locks import ByteLocks, load
 
 try:
@@ -79,12 +80,18 @@ def _offset(key: str) -> int:
 
 @final
 class Claims:
-    """The claims of one run on one results file (``path`` is the results file)."""
+    """The claims of one run on one results file (``path`` is the results file). A claims
+    file that cannot be created (read-only folder, full disk) is a
+    :class:`~tfperf.errors.ResultsWriteError` naming it, raised before anything is measured."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = claims_path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:      # a read-only folder, a full disk: before anything is measured
+            raise write_error(self.path, exc) from None
+        self._fd: int | None = fd
         self._held: set[str] = set()
 
     def take(self, key: str) -> bool:

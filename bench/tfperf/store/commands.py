@@ -41,13 +41,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    """Merge artifacts into the data folder; exit 1 if any artifact was rejected. An artifact
+    """Merge artifacts into the data folder; exit 1 if any artifact or target was rejected.
+    A target the file system refused to write (full disk, file-size limit, read-only
+    folder) ends it with that error, after the lines saying what was merged. An artifact
     written by a newer tfperf is merged with a warning naming both versions."""
     report = merge_into(args.data, args.artifacts)
     for line in report.lines():
         print(line, file=sys.stderr if line.startswith("rejected") else sys.stdout)
     for line in _newer_writers(report):
         print(line, file=sys.stderr)
+    failure = report.write_failure()
+    if failure is not None:          # what was written is said above; the CLI says this once
+        raise failure
     return 0 if report.ok else 1
 
 
@@ -92,9 +97,12 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
 
     m = subparsers.add_parser("merge", help="validate artifacts and merge them into data/",
                               description="Validate results files from runners or contributors and merge the "
-                                          "valid ones into DATA/results/<runner>/<profile>.json. Malformed files "
-                                          "are rejected (exit 1); the others are still merged. Idempotent. A file "
-                                          "written by a newer tfperf is merged with a warning naming both versions.")
+                                          "valid ones into DATA/results/<runner>/<profile>.json. Malformed files, "
+                                          "missing paths and empty folders are rejected (exit 1); the others are "
+                                          "still merged, and a target that cannot be used is skipped while the "
+                                          "others are merged. Idempotent: a target that nothing new reaches is not "
+                                          "written. A file written by a newer tfperf is merged with a warning "
+                                          "naming both versions.")
     m.add_argument("--data", default="data", help="the data folder (default: data)")
     m.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="results file or folder of them")
     m.set_defaults(handler=cmd_merge)

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import __version__
-from ..errors import ResultsFileError
+from ..errors import ResultsFileError, ResultsWriteError
 from ..hardware import cpu_identity
 from .migrate import migrate
 from .record_types import Profile, ResultsDoc, Runner
+from .regular import read_regular, what_is
 from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
 from .validate import NonFinite, field_path, non_finite, short, validate
 
@@ -101,16 +102,14 @@ def parse(text: str, path: str = "<text>") -> Any:
 
 
 def read(path: str | Path) -> Any:
-    """Parse one file without migrating or validating it."""
+    """Parse one file without migrating or validating it. Only a regular file is read (a
+    symbolic link, a directory, a FIFO or a device is refused, saying what it is), and
+    only up to ``MAX_BYTES``."""
     p = Path(path)
+    data = read_regular(p, MAX_BYTES, lambda problem: ResultsFileError(str(p), "(file)", problem),
+                        too_large_hint=" (split it by profile, or drop its breakdowns)")
     try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise ResultsFileError(str(p), "(file)", f"is {size / 2**20:.0f} MiB; the limit is {MAX_BYTES // 2**20} MiB "
-                                                     "(split it by profile, or drop its breakdowns)")
-        text = p.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ResultsFileError(str(p), "(file)", f"cannot read: {exc.strerror or exc}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ResultsFileError(str(p), "(file)", f"not UTF-8 text (byte {exc.start})") from None
     return parse(text, str(p))
@@ -137,22 +136,50 @@ def load(path: str | Path) -> ResultsDoc:
 
 
 def find_files(root: str | Path) -> list[Path]:
-    """Every ``*.json`` file under ``root`` (a file is returned as itself), sorted."""
+    """What a reader of ``root`` could take for a results file, sorted: ``root`` itself when
+    it is not a directory (whatever it is: :func:`read` judges it; nothing when it does not
+    exist), else every entry under it at any depth named ``*.json`` (a regular file, a
+    directory, a FIFO...) and every symbolic link. Links below ``root`` are listed, never
+    followed, so that :func:`read` refuses each by name."""
     p = Path(root)
-    return [p] if p.is_file() else sorted(x for x in p.rglob("*.json") if x.is_file())
+    if not p.is_dir():
+        return [p] if os.path.lexists(p) else []
+    out: list[Path] = []
+    for folder, dirs, names in os.walk(p):      # a linked folder is listed in dirs, not entered
+        for name in dirs + names:
+            entry = Path(folder) / name
+            if name.endswith(".json") or entry.is_symlink():
+                out.append(entry)
+    return sorted(out)
 
 
-def load_dir(root: str | Path) -> tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]:
+def in_layout(root: Path, path: Path) -> bool:
+    """``path`` is ``<root>/<runner>/<profile>.json``: the only place a results file is read
+    from a data folder."""
+    parts = path.relative_to(root).parts
+    return len(parts) == 2 and is_name(parts[0]) and parts[1] in {f"{p}.json" for p in PROFILES}
+
+
+def load_dir(root: str | Path, *,
+             layout: bool = False) -> tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]:
     """Load every results file under ``root`` independently: a bad file is reported in the
-    second list and never stops the others. The good ones are typed as what ``load``
-    validated them to be."""
+    second list and never stops the others; so is every path :func:`find_files` lists that
+    is not a regular file, and, with ``layout``, every file not at
+    ``<root>/<runner>/<profile>.json``. The good ones are typed as what ``load`` validated
+    them to be."""
+    base = Path(root)
     good: list[tuple[Path, ResultsDoc]] = []
     bad: list[ResultsFileError] = []
-    for p in find_files(root):
+    for p in find_files(base):
         try:
+            if layout and p != base and not in_layout(base, p) and what_is(p) is None:
+                raise ResultsFileError(str(p), "(file)", f"is not at <runner>/<profile>.json under {base} "
+                                                         f"(profile: {', '.join(PROFILES)}): not read")
             good.append((p, load(p)))
         except ResultsFileError as exc:
             bad.append(exc)
+        except OSError as exc:          # gone since it was listed
+            bad.append(ResultsFileError(str(p), "(file)", f"cannot read: {exc.strerror or exc}"))
     return _one_cpu_per_runner(good, bad)
 
 
@@ -187,12 +214,16 @@ def check_name(value: Any, what: str, where: str) -> str:
 
 def results_path(root: str | Path, runner_label: str, profile: str) -> Path:
     """``<root>/results/<runner_label>/<profile>.json``; names that could leave the folder
-    ("..", "a/b", absolute paths) are refused."""
+    ("..", "a/b", absolute paths) are refused, and so is a runner folder or a results file
+    that is a symbolic link (what it points to is never read or written)."""
     check_name(runner_label, "runner.label", str(root))
     if profile not in PROFILES:
         raise ResultsFileError(str(root), "profile", f"{short(profile)} is not one of {', '.join(PROFILES)}")
     base = Path(root) / "results"
     path = base / runner_label / f"{profile}.json"
+    for p in (path.parent, path):
+        if os.path.islink(p):
+            raise ResultsFileError(str(p), "(file)", f"is {what_is(p)}: only regular files and folders are used")
     if base.resolve() not in path.resolve().parents:
         raise ResultsFileError(str(root), "runner.label", f"{short(runner_label)} leads outside {base}")
     return path
@@ -276,11 +307,17 @@ def write_atomic(path: str | Path, doc: Mapping[str, object], *, overwrite: bool
     """Validate ``doc`` and write it to ``path`` so that the file is, at every instant,
     either the old complete file or the new complete one (temp file in the same folder,
     fsync, rename, fsync the folder). An existing file with different content is refused
-    unless ``overwrite``. Returns False when the file already held exactly these bytes."""
+    unless ``overwrite``; so is a path that is not a regular file (a symbolic link, a
+    directory). Returns False when the file already held exactly these bytes. When the
+    file system refuses the write (full, file-size limit, read-only), the error is a
+    :class:`~tfperf.errors.ResultsWriteError` naming the file, which is left as it was."""
     p = Path(path)
     validate(doc, str(p))
     data = dumps(doc).encode("utf-8")
-    if p.exists():
+    if os.path.lexists(p):
+        odd = what_is(p)
+        if odd is not None:
+            raise ResultsFileError(str(p), "(file)", f"is {odd}: only a regular file is written")
         try:
             if p.read_bytes() == data:
                 return False
@@ -290,16 +327,26 @@ def write_atomic(path: str | Path, doc: Mapping[str, object], *, overwrite: bool
             raise ResultsFileError(str(p), "(file)",
                                    "exists with different content: refusing to overwrite (merge or append to it, "
                                    "or pass overwrite=True / --force)")
-    p.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(p.parent, exc) from None
     publish(p, data, replace=overwrite)
     return True
+
+
+def write_error(path: Path, exc: OSError) -> ResultsWriteError:
+    """The user's error for a write the file system refused (``ENOSPC``, ``EFBIG``, ``EROFS``...)."""
+    return ResultsWriteError(str(path), "(file)", f"cannot write: {exc.strerror or exc}")
 
 
 def publish(p: Path, data: bytes, *, replace: bool = True) -> None:
     """Put ``data`` at ``p`` so that the file is, at every instant, the old complete file
     or the new one: a temp file in the same folder, fsync, rename (or, with
     ``replace=False``, a link that fails on a file created meanwhile), fsync the folder.
-    No validation: callers check what they write."""
+    No validation: callers check what they write. A write the file system refuses is a
+    :class:`~tfperf.errors.ResultsWriteError` naming ``p``; the temp file is removed and
+    ``p`` keeps its old bytes."""
     tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "xb") as fh:
@@ -311,9 +358,13 @@ def publish(p: Path, data: bytes, *, replace: bool = True) -> None:
         else:
             _link_new(tmp, p, data)
         fsync_dir(p.parent)
+    except OSError as exc:
+        raise write_error(p, exc) from None
     finally:
-        if tmp.exists():
+        try:
             tmp.unlink()
+        except OSError:
+            pass
 
 
 def _link_new(tmp: Path, path: Path, data: bytes) -> None:

@@ -10,18 +10,31 @@ environments.
 Runner labels starting ``gha-`` (the project's GitHub-hosted runners) or ``selfhosted-`` (its GPU
 runner's default label) are written only by the benchmarks workflows' bot: a pull request
 from anyone else that adds or changes such a file (or a file claiming such a label) is refused.
+
+Under ``data/`` a pull request may add or change nothing but results files, regular files at
+``data/[<folder>/]results/<runner>/<profile>.json`` (:func:`path_problem`): another path at any
+depth, a symbolic link (the site would read, and publish, what it points to), a submodule, a
+folder named like a results file, is refused by name.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .files import records
 from .merge import SORT_KEYS, MergeError, canonical, merge_docs
 from .record_types import ResultsDoc
+from .schema import PROFILES, is_name
 
 BOT_PREFIXES: tuple[str, ...] = ("gha-", "selfhosted-")   # hosted runners; the GPU runner's default label
+
+# data/results/<runner>/<profile>.json, or the same under one or more folders of data/
+# (data/reproducibility/results/...), never below another results folder.
+RESULTS_FILE = re.compile(r"^data/(?:(?!results/)[^/]+/)*results/(?P<runner>[^/]+)/(?P<profile>[^/]+)\.json$")
+LAYOUT = f"data/results/<runner>/<profile>.json (profile: {', '.join(PROFILES)})"
+REGULAR_MODES = ("100644", "100755")     # git's modes of a regular file
 
 
 @dataclass
@@ -104,3 +117,33 @@ def label_problems(path: str, runner_dir: str, doc: ResultsDoc | None) -> list[s
     return [f"{path}: runner label {label!r} is reserved for the benchmarks workflow "
             f"({', '.join(p + '*' for p in BOT_PREFIXES)}): contribute under a label of your own"
             for label in bad]
+
+
+def results_runner(path: str) -> str | None:
+    """The runner folder of a results file's path under ``data/``; None when the path is not
+    one (another layout, a runner or profile that is not a name or a profile)."""
+    m = RESULTS_FILE.match(path)
+    if m is None or not is_name(m["runner"]) or m["profile"] not in PROFILES:
+        return None
+    return m["runner"]
+
+
+def path_problem(path: str, mode: str, link_target: str | None = None) -> str | None:
+    """Why a path that a pull request adds or changes under ``data/`` may not be there (None:
+    it is a results file, checked as one). ``mode`` is git's (``100644``, ``120000`` for a
+    symbolic link, ``160000`` for a submodule); ``link_target`` is what a link points to."""
+    folders = path.split("/")[:-1]
+    named = next((i for i, part in enumerate(folders) if part.endswith(".json")), None)
+    if named is not None:
+        folder = "/".join(folders[:named + 1])
+        return f"{path}: {folder} is a folder named like a results file; a results file is a regular file at {LAYOUT}"
+    if mode == "120000":
+        return (f"{path}: is a symbolic link to {link_target!r}; only regular files may be added under data/ "
+                "(the site would read and publish what a link points to)")
+    if mode == "160000":
+        return f"{path}: is a submodule; only regular files may be added under data/"
+    if mode not in REGULAR_MODES:
+        return f"{path}: is not a regular file (git mode {mode}); only regular files may be added under data/"
+    if results_runner(path) is None:
+        return f"{path}: is not a results file; under data/ a pull request may only add or change {LAYOUT}"
+    return None

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .files import write_error
 from .windows_locks import ByteLocks, load
 
 try:
@@ -72,10 +73,15 @@ def lock_path(path: str | Path) -> Path:
 
 @contextmanager
 def locked(path: str | Path) -> Iterator[Path]:
-    """Hold an exclusive lock on ``path`` (blocking until it is free) for the ``with`` body."""
+    """Hold an exclusive lock on ``path`` (blocking until it is free) for the ``with`` body.
+    A lock file that cannot be created (read-only folder, full disk) is a
+    :class:`~tfperf.errors.ResultsWriteError` naming it."""
     lp = lock_path(path)
-    lp.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lp, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        lp.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lp, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:          # a read-only folder, a full disk: the user's to fix
+        raise write_error(lp, exc) from None
     try:
         LOCKING.acquire(fd)
         try:
