@@ -115,6 +115,12 @@ def test_a_read_only_folder_ends_run_and_merge_with_one_line(tmp_path: Path, mon
     assert path.read_bytes() == before
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT as a terminal delivers it: a suite started in the background (``&``, nohup)
+    passes SIGINT on ignored, and Python keeps an ignored SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("delay_s", [0.1, 0.2, 0.3, 0.45])
 def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, delay_s: float) -> None:
     """Fault: SIGINT (Ctrl-C) in the first half second of `tfperf run`, while it imports the stages and loads the topics, before it measures anything.
@@ -127,7 +133,7 @@ def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, dela
     before = path.read_bytes()
     proc = subprocess.Popen([sys.executable, "-c", CLI, *fake_run.run_argv(tmp_path, "t0", "box")],
                             env={**os.environ, "PYTHONPATH": str(fake_run.BENCH)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
     time.sleep(delay_s)
     assert proc.poll() is None, "the run ended before the signal"
     proc.send_signal(signal.SIGINT)
