@@ -60,7 +60,7 @@ def test_every_job_is_green(acted: tuple[subprocess.CompletedProcess[str], Path]
     jobs = [line.strip() for line in summary.splitlines() if line.strip() and "exit status" not in line]
     assert jobs and not any("RED" in j for j in jobs), summary
     for name in ("data: green  tests/results files validate",
-                 "bench: green  benchmarks/gha-ubuntu24-x86_64 shard 1/3",
+                 "bench: green  benchmarks/gha-ubuntu24-x86_64-{cpu} shard 1/3",
                  "bench: green  merge/merge results/validate, merge into data/",
                  "merge-again: green  merge results/validate, merge into data/",
                  "pages: green  pages/mkdocs build --strict"):
@@ -69,12 +69,15 @@ def test_every_job_is_green(acted: tuple[subprocess.CompletedProcess[str], Path]
 
 def test_the_bench_shard_leaves_a_valid_results_file(acted: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = acted
-    f = out / "store" / "artifacts" / "results-gha-ubuntu24-x86_64-shard1of3" / "gha-ubuntu24-x86_64" / "quick.json"
+    from tfperf.measure.envinfo import this_cpu_class
+
+    label = f"gha-ubuntu24-x86_64-{this_cpu_class()}"          # {cpu} replaced by this machine's CPU class
+    f = out / "store" / "artifacts" / "results-gha-ubuntu24-x86_64-{cpu}-shard1of3" / label / "quick.json"
     done = subprocess.run([sys.executable, "-c", "import sys; from tfperf.cli import main; sys.exit(main())",
                            "validate", str(f)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(f.read_text(encoding="utf-8"))
-    assert doc["results"] and all(r["key"]["runner"] == "gha-ubuntu24-x86_64" for r in doc["results"])
+    assert doc["results"] and all(r["key"]["runner"] == label for r in doc["results"])
 
 
 def test_the_merge_opens_one_results_pull_request_and_one_issue(acted: tuple[subprocess.CompletedProcess[str],

@@ -61,6 +61,18 @@ def test_default_label_names_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     assert envinfo.expand_label("my-box") == "my-box"
 
 
+def test_tfperf_label_prints_the_label_a_run_stores_under(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """What bench.sh asks before it seeds a hosted runner's published file."""
+    from tfperf.cli import main
+
+    _fake_machine(monkeypatch, EPYC_ZEN3)
+    monkeypatch.delenv("TFPERF_RUNNER", raising=False)
+    assert main(["label", "gha-ubuntu24-x86_64-{cpu}"]) == 0
+    assert main(["label"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["gha-ubuntu24-x86_64-amd-avx2", "linux-x86_64-2core-amd-avx2"]
+
+
 def test_a_machine_without_a_published_runner_of_its_cpu_gets_a_label_of_its_own(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """What `scripts/main` on a new CPU does: its default label is none of the published

@@ -862,7 +862,8 @@ def test_benchmark_matrix_covers_the_platforms_and_every_shard() -> None:
     matrix = job["strategy"]["matrix"]
     assert job["strategy"]["fail-fast"] is False
     platforms = {p["os"]: p["runner"] for p in matrix["platform"]}
-    assert platforms == {"ubuntu-24.04": "gha-ubuntu24-x86_64", "ubuntu-24.04-arm": "gha-ubuntu24-arm64",
+    # Hosted x86-64 runners come with an AMD EPYC or an Intel Xeon: {cpu} keeps the two apart
+    assert platforms == {"ubuntu-24.04": "gha-ubuntu24-x86_64-{cpu}", "ubuntu-24.04-arm": "gha-ubuntu24-arm64",
                          "macos-15": "gha-macos15-arm64"}
     shard = re.fullmatch(r"\$\{\{ matrix\.shard \}\}/(\d+)", job["env"]["SHARD"])
     assert shard, job["env"]["SHARD"]
@@ -870,7 +871,9 @@ def test_benchmark_matrix_covers_the_platforms_and_every_shard() -> None:
     assert matrix["shard"] == list(range(1, count + 1)), "the matrix must run every shard I of N exactly once"
     assert job["env"]["BENCH_RUNNER"] == "${{ matrix.platform.runner }}"
     name_re = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
-    assert all(name_re.match(label) for label in platforms.values()), "runner labels must be result names"
+    # once {cpu} is replaced by a CPU class (letters, digits and dashes), a label is a result name
+    assert all(name_re.match(label.replace("{cpu}", "amd-avx512")) for label in platforms.values()), \
+        "runner labels must be result names"
     assert all(label.startswith("gha-") for label in platforms.values()), "gha-* is the hosted runners' prefix"
 
 
@@ -1284,6 +1287,31 @@ def test_bench_step_starts_from_the_published_file_unless_forced(tmp_path: Path,
         assert not seeded.exists()
     else:
         assert seeded.read_bytes() == published.read_bytes()
+
+
+def test_bench_step_seeds_the_file_of_this_cpus_label(tmp_path: Path, fake_venv: Path) -> None:
+    """With {cpu} in the runner, the published file seeded is the one of the label tfperf
+    run will store under on this machine (``tfperf label``), never another CPU's."""
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "ci").mkdir(parents=True)
+    for name in ("env.sh", "machine-lock.sh", "bench.sh"):
+        shutil.copy2(SCRIPTS / name, repo / "scripts" / "ci" / name)
+    mine = _write_results(repo, "gha-ubuntu24-x86_64-amd-avx512", "full")
+    _write_results(repo, "gha-ubuntu24-x86_64-intel-amx", "full")
+    py = fake_venv / "bin" / "python"          # `tfperf label` answers for an AMD EPYC with AVX-512
+    py.write_text(f'#!/bin/sh\nshift 2\necho "$@" >> "{tmp_path}/tfperf.log"\n'
+                  f'[ "$1" = label ] && echo gha-ubuntu24-x86_64-amd-avx512\nexit 0\n', encoding="utf-8")
+    out_dir = tmp_path / "out"
+    env = {**os.environ, "TFPERF_VENV": str(fake_venv), "TFPERF_OUT": str(out_dir), "TFPERF_FORCE": "0"}
+    out = subprocess.run([str(repo / "scripts" / "ci" / "bench.sh"), "full", "1/3", "gha-ubuntu24-x86_64-{cpu}"],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    calls = (tmp_path / "tfperf.log").read_text(encoding="utf-8").splitlines()
+    assert calls[0] == "label gha-ubuntu24-x86_64-{cpu}"
+    assert calls[1].split()[-1] == "gha-ubuntu24-x86_64-{cpu}"       # tfperf run expands it itself
+    seeded = sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*.json"))
+    assert seeded == ["results/gha-ubuntu24-x86_64-amd-avx512/full.json"]
+    assert (out_dir / seeded[0]).read_bytes() == mine.read_bytes()
 
 
 # ---------------------------------------------------------------- the site's address

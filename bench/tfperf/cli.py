@@ -125,6 +125,21 @@ def _add_venv(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.set_defaults(handler=_cmd_venv)
 
 
+def _cmd_label(args: argparse.Namespace) -> int:
+    from .measure.envinfo import default_runner_label, expand_label
+
+    print(expand_label(args.label) if args.label else default_runner_label())
+    return 0
+
+
+def _add_label(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("label", help="print the runner label this machine's results go under: LABEL with {cpu} "
+                                     "replaced by its CPU class (e.g. gha-ubuntu24-x86_64-amd-avx512), or the "
+                                     "default label")
+    p.add_argument("label", nargs="?", help="a label as given to `tfperf run --runner`")
+    p.set_defaults(handler=_cmd_label)
+
+
 def _optional_parsers(sub: argparse._SubParsersAction, *modules: str) -> None:  # type: ignore[type-arg]
     """Subcommands contributed by other stages (store: validate/merge; render: notebooks)."""
     import importlib
@@ -148,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _add_run(sub)
     _add_venv(sub)
+    _add_label(sub)
     _optional_parsers(sub, "tfperf.store.commands")
     cli_compare.add_parsers(sub)            # compare runs measure, analyse and render
     _optional_parsers(sub, "tfperf.render.commands")

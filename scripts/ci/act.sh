@@ -165,7 +165,7 @@ for j in "${jobs[@]}"; do
             # -j merge runs the jobs it needs first: bench (cut to one cell here) and history
             # (skipped: not the weekly schedule, not profile history).
             run_act bench workflow_dispatch bench.yml merge -e "$(event bench workflow_dispatch '{"profile": "quick"}')" \
-                --matrix shard:1 --matrix "platform:map[os:ubuntu-24.04 runner:gha-ubuntu24-x86_64]" || status=1 ;;
+                --matrix shard:1 --matrix "platform:map[os:ubuntu-24.04 runner:gha-ubuntu24-x86_64-{cpu}]" || status=1 ;;
         merge-again)
             run_act merge-again workflow_call merge-results.yml merge \
                 -e "$(event merge-again workflow_call '{"artifacts": "results-gpu-*"}')" \

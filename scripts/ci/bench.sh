@@ -5,8 +5,10 @@
 # Usage: scripts/ci/bench.sh PROFILE SHARD [RUNNER]
 #   PROFILE  quick | full | history
 #   SHARD    I/N (e.g. 2/3); 1/1 runs everything
-#   RUNNER   runner label stored with the results (CI passes gha-<os>-<arch>); default: the
-#            harness derives one from this machine
+#   RUNNER   runner label stored with the results (CI passes gha-<os>-<arch>, with {cpu} where a
+#            hosted runner comes with more than one CPU: tfperf replaces it by this machine's
+#            CPU class, e.g. gha-ubuntu24-x86_64-amd-avx512, so two CPUs never share a label);
+#            default: the harness derives one from this machine
 # Environment:
 #   TFPERF_EXTRAS  extras to install (default "tf"; the GPU job sets "gpu")
 #   TFPERF_OUT     output data directory (default: ci-out)
@@ -44,10 +46,16 @@ mkdir -p "$out"
 args=(run --profile "$profile" --shard "$shard" --data "$out" --no-progress)
 if [ -n "$runner" ]; then
     args+=(--runner "$runner")
-    published="data/results/$runner/$profile.json"
-    if [ "${TFPERF_FORCE:-0}" != 1 ] && [ -f "$published" ] && [ ! -e "$out/results/$runner/$profile.json" ]; then
-        mkdir -p "$out/results/$runner"
-        cp "$published" "$out/results/$runner/$profile.json"
+    label="$runner"
+    if [[ "$runner" == *"{cpu}"* ]]; then
+        label="$(tfperf label "$runner")"        # the label tfperf run stores under, on this CPU
+        echo "bench.sh: runner $runner is ${label:-?} on this machine"
+    fi
+    published="data/results/$label/$profile.json"
+    if [ "${TFPERF_FORCE:-0}" != 1 ] && [ -n "$label" ] && [ -f "$published" ] \
+            && [ ! -e "$out/results/$label/$profile.json" ]; then
+        mkdir -p "$out/results/$label"
+        cp "$published" "$out/results/$label/$profile.json"
         echo "bench.sh: starting from $published (cases already measured with the same key are skipped)"
     fi
 fi

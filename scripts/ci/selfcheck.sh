@@ -18,4 +18,7 @@ tfperf_env "${TFPERF_EXTRAS:-tf}"
 cd "$TFPERF_ROOT"
 out="${TFPERF_OUT:-ci-out}/selfcheck"
 mkdir -p "$out"
+if [[ "$runner" == *"{cpu}"* ]]; then
+    runner="$(tfperf label "$runner")"            # this machine's CPU class in place of {cpu}
+fi
 "$PY" scripts/selfcheck.py --json "$out/$runner.json"
