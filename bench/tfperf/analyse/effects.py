@@ -268,9 +268,17 @@ def where_text(side: Sequence[Point], others: Sequence[Point], order: Mapping[st
             raw = {str(p.where.get(key)): p.where.get(key) for p in side}
             values = sorted(mine, key=lambda v: (declared.index(v) if v in declared else len(declared), v))
             return "for " + _listing([label(key, raw[v]) for v in values])
-    names = [f"{p.label} ({ratio_text(p.speedup)})" for p in side[:NAMED]]
+    names = [f"{p.label} ({_figure(p)})" for p in side[:NAMED]]
     more = len(side) - NAMED
     return _listing(names + ([f"{more} more"] if more > 0 else []))
+
+
+def _figure(p: Point) -> str:
+    """A named scenario's speedup; for an unclear one with its interval too, which says why
+    the measurement cannot tell ("0.307×, 95% CI 0.266×–3.43×")."""
+    if p.finding == Finding.UNCLEAR and p.low is not None and p.high is not None:
+        return f"{ratio_text(p.speedup)}, 95% CI {ratio_text(p.low)}–{ratio_text(p.high)}"
+    return ratio_text(p.speedup)
 
 
 def _listing(items: Sequence[str]) -> str:
