@@ -43,7 +43,7 @@ def test_findings_and_whether_the_claim_holds(ds) -> None:  # type: ignore[no-un
                                                                   "fixture-b": Finding.SAME}
     assert {r: fast.verdict(r) for r in fast.runners} == {"fixture-a": Verdict.HOLDS,
                                                           "fixture-b": Verdict.DOES_NOT_HOLD}
-    assert fast.summary_text("fixture-a") == "faster in all 2 scenarios (2×)"
+    assert fast.summary_text("fixture-a") == "faster in both scenarios (2×)"
     assert fast.verdict_text() == "holds on 1, does not hold on 1 of 2 runners"
     # the other way round: slower where fast is faster, so the claim does not hold
     back = _claim(ds, "default_beats_fast")
@@ -183,8 +183,8 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
     assert by["fixture-a"].summary.finding == Finding.FASTER and 1.9 < (by["fixture-a"].typical or 0) < 2.1
     assert by["fixture-b"].summary.finding == Finding.SAME and by["fixture-b"].typical is None
     html = str(render_block(parse_block(f"dothis {TOPIC}"), Context(ds, prefix="", svgs=SvgCache(None))))
-    assert "Do this" in html and "the fast way" in html and "typically 2×, faster in all 2 scenarios" in html
-    assert "the same in all 2 scenarios (1.01×–1.02×)" in html            # where it does not pay, in words
+    assert "Do this" in html and "the fast way" in html and "typically 2×, faster in both scenarios" in html
+    assert "the same in both scenarios (1.01×–1.02×)" in html            # where it does not pay, in words
     assert "fastest but wrong" not in html
 
 

@@ -27,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 FIGURE = re.compile(r"\d+(?:\.\d+)?×")
-SHARE = re.compile(r"in (?:all )?(\d+)(?: of (\d+))?")
+SHARE = re.compile(r"in (?:all )?(\d+|both)(?: of (\d+))?")
 OLD_WORDS = ("refuted", "inconclusive", "holds where clear", "refuted where clear")
 
 # The questions the answers issue names, and the topic page whose first screen answers each.

@@ -71,9 +71,9 @@ def test_other_runner_ratio_spread_and_claims() -> None:
     claims = {c.claim_id: c for c in v.claims}
     fast = claims["fast_beats_default"]
     assert fast.there_finding["fixture-a/full"] == Finding.FASTER
-    assert fast.there["fixture-a/full"] == "faster in all 2 scenarios (2×)"
+    assert fast.there["fixture-a/full"] == "faster in both scenarios (2×)"
     assert fast.here_finding == Finding.SAME                 # fixture-b: fast is no faster there
-    assert fast.here.startswith("the same in all 2 scenarios") and fast.agree == []
+    assert fast.here.startswith("the same in both scenarios") and fast.agree == []
     recs = [r for r in v.recommendations if r.there_best == "fast"]
     assert recs and all(r.holds_here is False for r in recs)
 

@@ -141,8 +141,8 @@ def test_inline_figures() -> None:
     verdict = str(render_inline(parse_inline('verdict("fixture_topic", "fast_beats_default")'), ds))
     assert ">holds on 1, does not hold on 1 of 2 runners<" in verdict
     # the tooltip says what was found where: the claim, then each machine's finding
-    assert 'title="fast is faster than the default. 2-core Fixture (AVX2): faster in all 2 scenarios (2×); ' in verdict
-    assert "the same in all 2 scenarios" in verdict
+    assert 'title="fast is faster than the default. 2-core Fixture (AVX2): faster in both scenarios (2×); ' in verdict
+    assert "the same in both scenarios" in verdict
     with pytest.raises(DirectiveError):
         render_inline(parse_inline('verdict("fixture_topic", "no_such_claim")'), ds)
 

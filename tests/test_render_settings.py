@@ -85,7 +85,7 @@ def test_settings_claim_findings_and_verdicts(ds) -> None:  # type: ignore[no-un
     omp = res["omp_faster"]
     assert {c.finding for c in omp.checks} == {Finding.SAME}
     assert set(_findings(omp).values()) == {Finding.SAME} and set(_verdicts(omp).values()) == {Verdict.DOES_NOT_HOLD}
-    assert omp.summary_text("fixture-a") == "the same in all 2 scenarios (1×)"
+    assert omp.summary_text("fixture-a") == "the same in both scenarios (1×)"
     # ... nor does a claim whose candidate is slower; the finding tells the two apart
     batch = res["one_thread_faster_batch"]
     assert set(_findings(batch).values()) == {Finding.SLOWER}
@@ -180,9 +180,9 @@ def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped
     assert "the source said: faster" in onednn
     # each runner by its hardware: the claim holds, with the finding over its scenarios
     assert onednn.count("tfperf-holds") == 2 and "4-core Fixture (AVX2)" in onednn and "2-core Fixture (AVX2)" in onednn
-    assert "faster in all 2 scenarios (2×)" in onednn
+    assert "faster in both scenarios (2×)" in onednn
     omp = rows["OMP_NUM_THREADS=1 is faster."]
-    assert omp.count("does not hold</span>") == 2 and omp.count("the same in all 2 scenarios") == 2
+    assert omp.count("does not hold</span>") == 2 and omp.count("the same in both scenarios") == 2
 
 
 def test_prose_branches_on_the_finding(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

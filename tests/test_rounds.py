@@ -427,7 +427,7 @@ def test_does_not_hold_and_unclear_read_as_different_lines() -> None:
         cr = _result(*checks)
         lines[name] = f"{cr.verdict('box')}: {cr.summary_text('box')}"
     assert lines == {
-        "holds": "holds: faster in all 2 scenarios (2×)",
+        "holds": "holds: faster in both scenarios (2×)",
         "slower": "does not hold: slower in the one scenario measured (0.5×)",
         "level": "does not hold: the same in the one scenario measured (1×)",
         "not faster": "does not hold: the same in 1 of 2 scenarios (1×); slower in 1, for batch 2 (0.5×)",

@@ -88,7 +88,7 @@ def test_home_table_claims_by_releases() -> None:
     assert all(link == "../../topics/fixture_topic/#across-versions" for link in t.links)
     assert "Changed findings:" in html and html.count("since TF 2.16") == 3
     # the whole finding and the reason are in the cell's title; runners and releases counted apart
-    assert ('title="TF 2.12: faster in all 2 scenarios (1.99×–2×); not available in 2 scenarios: Keras 3 is not '
+    assert ('title="TF 2.12: faster in both scenarios (1.99×–2×); not available in 2 scenarios: Keras 3 is not '
             "the tf.keras") in html
     assert "measured on 2 runners across 5 TensorFlow releases (2.12, 2.13, 2.15, 2.16 and 2.21)" in html
     assert "3 findings changed (listed under the table)" in html

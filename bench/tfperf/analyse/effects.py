@@ -325,7 +325,8 @@ def summary_rest(s: Summary, order: Mapping[str, Sequence[object]] | None = None
     n = max(s.n, total or 0)
     units = unit if n == 1 else unit + "s"
     k = s.count(lead)
-    share = (f"in the one {unit} measured" if n == 1 else f"in all {n} {units}" if k == n
+    share = (f"in the one {unit} measured" if n == 1 else f"in both {units}" if k == n == 2
+             else f"in all {n} {units}" if k == n
              else f"in {k} of {n} {units}")
     text = f"{share}{_range_of(s.of(lead))}"
     for f in sorted((x for x in kinds if x != lead and s.count(x)), key=lambda x: -s.count(x)):
@@ -348,7 +349,8 @@ def brief_text(s: Summary, unit: str = "scenario", total: int | None = None) -> 
         return f"{Finding.DEPENDS}: " + ", ".join(f"{f} in {s.count(f)}{_range_of(s.of(f))}"
                                                   for f in kinds if s.count(f))
     n, k = max(s.n, total or 0), s.count(s.finding)
-    share = f"in the one {unit} measured" if n == 1 else f"in all {n}" if k == n else f"in {k} of {n}"
+    share = (f"in the one {unit} measured" if n == 1 else "in both" if k == n == 2 else f"in all {n}" if k == n
+             else f"in {k} of {n}")
     rest = "".join(f"; {f} in {s.count(f)}" for f in sorted((x for x in kinds if x != s.finding and s.count(x)),
                                                               key=lambda x: -s.count(x)))
     return f"{s.finding} {share}{_range_of(s.of(s.finding))}{rest}"
