@@ -27,24 +27,27 @@ from tfperf.store.files import LIST_KEYS, MAX_DEPTH
 VALID_TEXT = (Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8")
 VALID = json.loads(VALID_TEXT)
 EXAMPLES = int(os.environ.get("TFPERF_FUZZ_EXAMPLES", "1500"))
-FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                       HealthCheck.data_too_large])
+# One seed for every run, no example database, no deadline: the same mutations on CI and here
+# (test_topic_fuzz.py uses them too).
+FUZZ_OPTIONS: dict[str, Any] = dict(derandomize=True, deadline=None, database=None,
+                                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                                           HealthCheck.data_too_large])
+FUZZ = settings(max_examples=EXAMPLES, **FUZZ_OPTIONS)
 
 
-def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def paths_into(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every path into the document (objects and arrays, and the leaves)."""
     out = [at]
     if isinstance(value, dict):
         for k, v in value.items():
-            out += _paths(v, (*at, k))
+            out += paths_into(v, (*at, k))
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            out += _paths(v, (*at, i))
+            out += paths_into(v, (*at, i))
     return out
 
 
-PATHS = [p for p in _paths(VALID) if p]
+PATHS = [p for p in paths_into(VALID) if p]
 
 # Replacement values: wrong types, huge and non-finite numbers, deep nesting, odd strings.
 NASTY_TEXT = ["1" * 400, "-" + "9" * 30, "1e400", "-1e400", "NaN", "Infinity", "-Infinity",

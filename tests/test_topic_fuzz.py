@@ -22,10 +22,13 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from test_intake_fuzz import EXAMPLES as SCALE
+from test_intake_fuzz import FUZZ_OPTIONS as FUZZ
 from test_intake_fuzz import mutated as mutated_results
+from test_intake_fuzz import paths_into
 from tfperf import cases
 from tfperf.errors import CaseGridError
 from tfperf.measure import envinfo, orchestrate
@@ -87,21 +90,6 @@ RICH_PY = b"def setup(p):\n    return {}\n\ndef setup_b(p):\n    return {}\n\nde
 GAPS = ROOT / "tests" / "fixtures" / "site" / "gaps" / "snippets"
 BASES = {"rich": (RICH, RICH_PY),
          "fixture_settings": ((GAPS / "fixture_settings.yaml").read_bytes(), (GAPS / "fixture_settings.py").read_bytes())}
-SCALE = int(os.environ.get("TFPERF_FUZZ_EXAMPLES", "1500"))
-FUZZ = dict(derandomize=True, deadline=None, database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                   HealthCheck.data_too_large])
-
-
-def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [at]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*at, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _paths(v, (*at, i))
-    return out
 
 
 def _get(doc: Any, path: tuple[Any, ...]) -> Any:
@@ -139,7 +127,7 @@ def _mutated(draw: st.DrawFn, text: bytes, snippet: bytes) -> tuple[bytes, bytes
                                  "yaml_truncate", "snippet"]))
     if kind in ("value", "drop_key", "unknown_key"):
         data = copy.deepcopy(PARSED[text])
-        paths = _paths(data)
+        paths = paths_into(data)
         if kind == "value":
             path = draw(st.sampled_from(paths[1:]))
             _get(data, path[:-1])[path[-1]] = draw(values)
