@@ -44,6 +44,9 @@
     }
     fit(spec, el);
     vegaEmbed(el, spec, opts).then(function () {
+      // the "…" menu and its dialog get names a screen reader can say
+      el.querySelectorAll("summary").forEach(function (s) { s.setAttribute("aria-label", "Chart menu: save the chart or view its data"); });
+      el.querySelectorAll(".vega-actions").forEach(function (d) { d.setAttribute("aria-label", "Chart menu"); });
       el.setAttribute("data-rendered", "true");
     }).catch(function (err) {
       el.setAttribute("data-rendered", "error");
