@@ -75,3 +75,13 @@
     table.setAttribute("data-tfperf-cards", "");
   });
 })();
+
+// A region that scrolls sideways (a long code line, a wide table's box) takes the keyboard's
+// focus, so that it can be scrolled without a mouse (WCAG 2.1.1).
+(function () {
+  "use strict";
+  document.querySelectorAll(".md-typeset pre, .md-typeset pre > code, .tfperf-table-wrap, .md-typeset__scrollwrap")
+    .forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
+    });
+})();
