@@ -47,6 +47,13 @@
       // the "…" menu and its dialog get names a screen reader can say
       el.querySelectorAll("summary").forEach(function (s) { s.setAttribute("aria-label", "Chart menu: save the chart or view its data"); });
       el.querySelectorAll(".vega-actions").forEach(function (d) { d.setAttribute("aria-label", "Chart menu"); });
+      // the drawing is named as its figure is; marks Vega left without a name are hidden from
+      // screen readers (they would be read as unnamed images; the tables hold the figures)
+      var svg = el.querySelector("svg");
+      if (svg && !svg.getAttribute("aria-label")) { svg.setAttribute("aria-label", el.getAttribute("aria-label") || "chart"); }
+      el.querySelectorAll("svg [role]").forEach(function (g) {
+        if (!g.getAttribute("aria-label")) { g.setAttribute("aria-hidden", "true"); }
+      });
       el.setAttribute("data-rendered", "true");
     }).catch(function (err) {
       el.setAttribute("data-rendered", "error");
@@ -84,4 +91,12 @@
     .forEach(function (el) {
       if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
     });
+})();
+
+// Material's search box is a dialog: it is named as such (WCAG 4.1.2).
+(function () {
+  "use strict";
+  document.querySelectorAll('.md-search[role="dialog"]').forEach(function (d) {
+    if (!d.getAttribute("aria-label")) { d.setAttribute("aria-label", "Search this site"); }
+  });
 })();
