@@ -10,6 +10,7 @@ set -euo pipefail
 VEGA=6.2.0
 VEGA_LITE=6.4.1
 VEGA_EMBED=7.0.2
+AXE=4.14.1          # axe-core, for the browser test's accessibility check (tests/vendor/, not the site)
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/docs/assets/vendor"
@@ -17,7 +18,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cd "$tmp"
-npm pack --silent "vega@$VEGA" "vega-lite@$VEGA_LITE" "vega-embed@$VEGA_EMBED" >/dev/null
+npm pack --silent "vega@$VEGA" "vega-lite@$VEGA_LITE" "vega-embed@$VEGA_EMBED" "axe-core@$AXE" >/dev/null
 
 copy() {  # package version dist-file
   local pkg=$1 ver=$2 file=$3
@@ -43,3 +44,8 @@ vega-embed $VEGA_EMBED
 VERS
 echo "vendored into $dest:"
 cat "$dest/VERSIONS"
+
+# axe-core runs in the browser test only: it goes under tests/, never into the site.
+mkdir -p "$tmp/axe-core" && tar xzf "$tmp/axe-core-$AXE.tgz" -C "$tmp/axe-core"
+rm -rf "$root/tests/vendor/axe-core-"* && mkdir -p "$root/tests/vendor/axe-core-$AXE"
+cp "$tmp/axe-core/package/axe.min.js" "$tmp/axe-core/package/LICENSE" "$root/tests/vendor/axe-core-$AXE/"

@@ -5,8 +5,10 @@ it on 127.0.0.1, opens every page at 1400 px and at 400 px, waits for every char
 render, and checks: nothing wider than the content column (a table or chart that must
 scroll scrolls in its own box), no table column out of sight, no chart shrunk below its
 size, no console error, no request to any other host, no script run from data (alert), and
-that search finds a topic. Screenshots go to test-artifacts/screenshots/ (git-ignored),
-named <page>-<width>.png, listed in index-<width>.txt.
+that search finds a topic; and axe-core (vendored under tests/vendor/) finds no serious or
+critical accessibility violation on any page at either width. Screenshots go to
+test-artifacts/screenshots/ (git-ignored), named <page>-<width>.png, listed in
+index-<width>.txt.
 """
 
 from __future__ import annotations
@@ -178,6 +180,32 @@ def test_every_page_fits_and_renders_locally(built_site: Path, server: str, brow
     page.goto(server + "runners/", wait_until="networkidle")
     assert page.get_by_text("<script>alert(1)</script> Fixture 16-core CPU").count() >= 1
     page.close()
+
+
+AXE = next((ROOT / "tests" / "vendor").glob("axe-core-*/axe.min.js"))
+CHARTS_DRAWN = ("() => [...document.querySelectorAll('[data-tfperf-chart]')]"
+                ".every(el => el.getAttribute('data-rendered') === 'true')")
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_no_page_has_a_serious_accessibility_violation(built_site: Path, server: str, browser,  # type: ignore[no-untyped-def]
+                                                       width: int) -> None:
+    """axe-core's default rules (WCAG 2.x A and AA, best practices) on every page once its
+    charts are drawn: no violation of serious or critical impact (contrast, names of charts,
+    menus and dialogs, keyboard access to scrolling regions, links told apart from text)."""
+    axe = AXE.read_text(encoding="utf-8")
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    found: list[str] = []
+    for rel in _pages(built_site):
+        page.goto(server + rel, wait_until="networkidle")
+        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+        page.add_script_tag(content=axe)
+        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']}))"
+                                   ".violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+        found += [f"{rel or '/'} at {width} px: {rule} ({impact}) on {n} node(s), e.g. {target}"
+                  for rule, impact, n, target in violations if impact in ("serious", "critical")]
+    page.close()
+    assert not found, "\n".join(found)
 
 
 def test_search_finds_a_topic(server: str, browser) -> None:  # type: ignore[no-untyped-def]
