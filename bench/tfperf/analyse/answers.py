@@ -202,6 +202,22 @@ class QuestionAnswer:
         return self.lead + (" on both machines measured." if n == 2
                             else f" on all {n} machines measured." if n > 2 else ".")
 
+    @property
+    def baseline(self) -> str:
+        """The baseline most of the question's claims compare against."""
+        return Counter(c.baseline for c in self.claims).most_common(1)[0][0]
+
+    def against(self) -> str:
+        """"Against X" for a question with several claims whose question does not name their
+        common baseline X already; "" otherwise."""
+        return "" if len(self.claims) < 2 or self.baseline in self.ask else f"Against {self.baseline}"
+
+    def head(self, c: ClaimAnswer) -> str:
+        """A claim's name in a list of the question's claims: "ONNX Runtime at batch 1",
+        with " against Y" where its baseline is not the common one."""
+        return (f"{c.candidate}{' ' + c.scope if c.scope else ''}"
+                f"{'' if c.baseline == self.baseline else ' against ' + c.baseline}")
+
     def lines(self) -> list[tuple[str, str]]:
         """(hardware, sentence) per claim and runner, the leading claim first."""
         return [(r.hardware, c.sentence(r)) for c in self.claims for r in c.runners]
@@ -214,11 +230,9 @@ class QuestionAnswer:
         if not any(c.runners for c in self.claims):
             return str(Finding.NO_DATA)
         if len(self.claims) > 1:
-            common = Counter(c.baseline for c in self.claims).most_common(1)[0][0]
-            against = "" if common in self.ask else f"Against {common}: "     # the question may name it
-            return against + "; ".join(f"{c.candidate}{' ' + c.scope if c.scope else ''}"
-                             f"{'' if c.baseline == common else ' against ' + c.baseline}: {_briefly(c)}"
-                             for c in self.claims if c.runners)
+            against = self.against()
+            return (f"{against}: " if against else "") + "; ".join(
+                f"{self.head(c)}: {_briefly(c)}" for c in self.claims if c.runners)
         c = self.claims[0]
         kinds = {r.finding for r in c.runners}
         head = phrase(kinds.pop(), c.candidate, c.baseline) if len(kinds) == 1 else (

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .. import stats
+from .versions import listing
 
 MARGIN = stats.MIN_EFFECT  # the smallest difference the guide calls a difference (a claim may set its own)
 SUBSTANTIAL_SHARE = 0.25  # "depends on the case": each side in at least this share of the scenarios ...
@@ -267,10 +268,10 @@ def where_text(side: Sequence[Point], others: Sequence[Point], order: Mapping[st
             declared = [str(v) for v in (order or {}).get(key, [])]
             raw = {str(p.where.get(key)): p.where.get(key) for p in side}
             values = sorted(mine, key=lambda v: (declared.index(v) if v in declared else len(declared), v))
-            return "for " + _listing([label(key, raw[v]) for v in values])
+            return "for " + listing([label(key, raw[v]) for v in values])
     names = [f"{p.label} ({_figure(p)})" for p in side[:NAMED]]
     more = len(side) - NAMED
-    return _listing(names + ([f"{more} more"] if more > 0 else []))
+    return listing(names + ([f"{more} more"] if more > 0 else []))
 
 
 def _figure(p: Point) -> str:
@@ -279,13 +280,6 @@ def _figure(p: Point) -> str:
     if p.finding == Finding.UNCLEAR and p.low is not None and p.high is not None:
         return f"{ratio_text(p.speedup)}, 95% CI {ratio_text(p.low)}–{ratio_text(p.high)}"
     return ratio_text(p.speedup)
-
-
-def _listing(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def summary_text(s: Summary, order: Mapping[str, Sequence[object]] | None = None, unit: str = "scenario",

@@ -10,9 +10,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from ..analyse import RULE, SUMMARY_RULE, VERDICT_RULE, WORDS, QuestionAnswer, question_answers
+from ..analyse import RULE, SUMMARY_RULE, VERDICT_RULE, WORDS, QuestionAnswer, listing, question_answers
 from .context import Context, no_results, stated
 from .directives import Directive
 from .html import Markup, element, h, join, link
@@ -23,8 +21,7 @@ def _lead(qa: QuestionAnswer) -> Markup:
 
 
 def _hardware(qa: QuestionAnswer) -> str:
-    names = list(dict.fromkeys(r.hardware for c in qa.claims for r in c.runners))
-    return " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+    return listing(list(dict.fromkeys(r.hardware for c in qa.claims for r in c.runners)))
 
 
 def _answer(qa: QuestionAnswer, topic: str) -> Markup:
@@ -42,16 +39,14 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
             return element("p", join([lead, " " if qa.lead else "", lines[0]]), class_="tfperf-a")
         return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
                      element("ul", join(element("li", x) for x in lines), class_="tfperf-a-lines")])
-    common = Counter(c.baseline for c in qa.claims).most_common(1)[0][0]
     items = []
     for c in qa.claims:
-        against = "" if c.baseline == common else f" against {c.baseline}"
-        head = f"{c.candidate}{' ' + c.scope if c.scope else ''}{against}: "
+        head = f"{qa.head(c)}: "
         parts = [join([f"{r.short}: " if len(c.runners) > 1 else "",
                        element("span", stated(r.brief, topic, c.claim_id, r.runner, r.releases, r.finding,
                                               scope="brief"), title=r.text)]) for r in c.runners]
         items.append(element("li", join([element("strong", head), join(parts, "; "), "."])))
-    against_all = "" if common in qa.ask else f"Against {common}:"      # the question may name it already
+    against_all = f"{qa.against()}:" if qa.against() else ""
     head = join([lead, " " if qa.lead and against_all else "", against_all])
     return join([element("p", head, class_="tfperf-a") if qa.lead or against_all else "",
                  element("ul", join(items), class_="tfperf-a-lines")])
