@@ -3,7 +3,8 @@
     python scripts/screenshots.py site/ OUT_DIR [PAGE ...] [--widths 400 1400] [--full]
 
 Serves SITE (the output of ``mkdocs build``) on localhost, opens each page (a path such as
-``topics/xla_jit/``; default: home and every topic page) in Debian's Chromium at each width,
+``topics/xla_jit/``, or ``#across-tensorflow-versions`` for a section of home, shown from its
+heading; default: home and every topic page) in Debian's Chromium at each width,
 and saves ``OUT_DIR/<page>-<width>.png``: the first screen (the viewport, 800 px tall at
 400 px wide, 900 px at 1400), or the whole page with ``--full``.
 """
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             page = browser.new_page(viewport={"width": width, "height": HEIGHTS.get(width, 900)})
             for rel in pages:
                 page.goto(base + rel, wait_until="networkidle")
-                name = (rel.strip("/").replace("/", "-") or "home") + f"-{width}.png"
+                name = (rel.strip("/").replace("/", "-").replace("#", "_") or "home") + f"-{width}.png"
                 page.screenshot(path=str(args.out / name), full_page=args.full)
                 print(args.out / name)
             page.close()

@@ -1,6 +1,7 @@
 """Charts that fit any screen (issue 13): panels in numeric order on one shared y scale that
 wrap (tfperf.js lays them out one per row on a phone), 1-2-5 ticks on a log axis with 1× and
-10× among them, a colour-blind-safe palette, short legend labels, and no trend chart where
+10× among them, a colour-blind-safe palette, display names in the legend and tooltips, at
+most eight series a panel, and no trend chart where
 no case has two versions. Synthetic rows, no TensorFlow."""
 
 from __future__ import annotations
@@ -8,7 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tfperf.render.charts import PALETTE, chart_spec, has_trend, log_ticks
+import pytest
+
+from tfperf.render.charts import MAX_SERIES, PALETTE, ChartError, chart_spec, has_trend, log_ticks
 from tfperf.render.settings_chart import settings_chart_spec
 
 
@@ -21,6 +24,7 @@ def _rows(batches: list[int], labels: dict[str, str] | None = None) -> list[dict
                 t = 1e-4 * batch * (10 if model == "large" else 1) * (1 + 40 * i)
                 out.append({"runner": "r", "version": "TF 2.21 / Keras 3", "newest": True, "variant": variant,
                             "label": label, "p_batch": batch, "p_model": model, "s_keras": "3",
+                            "v_batch": f"batch {batch}", "v_model": f"{model} model", "l_keras": "Keras 3",
                             "median": t, "ci_low": t * 0.98, "ci_high": t * 1.02,
                             "speedup": 1 + 40 * i, "speedup_low": 0.9 + 40 * i, "speedup_high": 1.1 + 40 * i,
                             "first_call": t * 5, "status": "ok", "n": 30, "commit": "c", "date": "2026-11-23"})
@@ -31,9 +35,10 @@ def test_facets_in_numeric_order_wrap_and_share_one_y_scale() -> None:
     rows = _rows([1, 32, 1024, 64])
     # the YAML's order lists 64 last (a later profile added it): panels still go 1, 32, 64, 1024
     spec = chart_spec(rows, "speedup", x="model", facet="batch", order={"batch": [1, 32, 1024, 64]})
-    assert spec["facet"]["sort"] == [1, 32, 64, 1024]
+    # panels are named in reader words ("batch 64"), in numeric order
+    assert spec["facet"] == {**spec["facet"], "field": "v_batch", "sort": ["batch 1", "batch 32", "batch 64", "batch 1024"]}
     assert spec["columns"] == 3 and spec["resolve"]["scale"]["y"] == "shared"
-    assert "batch = " in spec["facet"]["header"]["labelExpr"] and "title" not in spec   # no lone "batch" title
+    assert spec["facet"]["header"]["title"] is None and "title" not in spec   # no lone "batch" title
     # a numeric x axis is ascending too
     spec = chart_spec(rows, "latency", x="batch", facet="model", order={"batch": [1, 32, 1024, 64]})
     layer = spec["spec"]["layer"][1]["encoding"]["x"]
@@ -54,16 +59,32 @@ def test_linear_time_axis_starts_at_zero() -> None:
     assert y["scale"].get("type") != "log" and y["scale"]["zero"] is True
 
 
-def test_colour_blind_safe_palette_and_short_legend_labels() -> None:
+def test_colour_blind_safe_palette_and_display_names_in_the_legend() -> None:
     spec = chart_spec(_rows([1, 32]), "latency", x="batch", facet="model")
     color = spec["spec"]["layer"][1]["encoding"]["color"]
-    assert color["scale"]["range"] == PALETTE and color["field"] == "label"
-    long = {"keras": "Keras model(x, training=False) (.keras file)",
-            "frozen": "frozen graph (convert_variables_to_constants_v2, .pb)"}
-    spec = chart_spec(_rows([1, 32], long), "latency", x="batch", facet="model")
+    assert color["field"] == "label" and color["scale"]["range"] == PALETTE[:2]
+    assert color["scale"]["domain"] == ["model(x)", "model.predict(x)"]
+    tooltip = {t["field"]: t.get("title") for t in spec["spec"]["layer"][1]["encoding"]["tooltip"]}
+    assert {"label", "runner_txt", "v_batch", "v_model", "l_keras"} <= set(tooltip)      # reader words
+    assert not {"variant", "runner", "p_batch", "s_keras"} & set(tooltip)               # ids only filter
+    runner = next(p for p in spec["params"] if p["name"] == "runner")
+    assert runner["bind"]["options"] == ["r"] and runner["bind"]["labels"] == ["r"]
+
+
+def test_more_variants_than_a_panel_holds_need_groups() -> None:
+    many = {f"v{i}": f"way {i}" for i in range(10)}
+    with pytest.raises(ChartError, match="at most 8"):
+        chart_spec(_rows([1], many), "latency", x="batch", facet="model")
+    groups = {"first": [f"v{i}" for i in range(1, 5)], "second": [f"v{i}" for i in range(5, 10)]}
+    spec = chart_spec(_rows([1], many), "latency", x="batch", facet="model", groups=groups, default="v0")
+    group = next(p for p in spec["params"] if p["name"] == "group")
+    assert group["bind"]["options"] == ["first", "second"] and group["value"] == "first"
+    rows = spec["datasets"]["rows"]
+    for name, members in groups.items():
+        shown = {r["variant"] for r in rows if r["group"] == name}
+        assert shown == {"v0", *members} and len(shown) <= MAX_SERIES     # the default in every group
     color = spec["spec"]["layer"][1]["encoding"]["color"]
-    assert color["field"] == "variant"                     # the id in the legend; the label in the tooltip
-    assert "Keras model(x, training=False) (.keras file)" in json.dumps(spec["datasets"])
+    assert color["sort"][0] == "way 0" and "domain" not in color["scale"]    # the group's colours, default first
 
 
 def test_trend_only_where_a_case_has_two_versions() -> None:
@@ -81,11 +102,11 @@ def test_settings_chart_panels_in_numeric_order_on_one_scale() -> None:
     for batch in (1, 1024, 64):
         for threads in ("1", "2", "default"):
             rows.append({"runner": "r", "variant": "v", "label": "v", "p_batch": batch, "p_model": "mlp",
-                         "s_threads": threads, "s_onednn": "1", "speedup": 1.5, "speedup_low": 1.4,
+                         "v_batch": f"batch {batch}", "v_model": "MLP", "s_threads": threads, "s_onednn": "1", "speedup": 1.5, "speedup_low": 1.4,
                          "speedup_high": 1.6, "median": 1e-3, "n": 30, "commit": "c", "date": "d"})
     spec = settings_chart_spec(rows, x="threads", facet="model", row="batch",
                                param_order={"batch": [1, 1024, 64]})
     # one facet of wrapped panels, rows outer, in numeric order, as many columns as models
-    assert spec["facet"]["sort"] == ["batch = 1 · model = mlp", "batch = 64 · model = mlp", "batch = 1024 · model = mlp"]
+    assert spec["facet"]["sort"] == ["batch 1, MLP", "batch 64, MLP", "batch 1024, MLP"]   # in reader words
     assert spec["columns"] == 1 and spec["resolve"]["scale"]["y"] == "shared"
     assert spec["spec"]["layer"][0]["encoding"]["color"]["scale"]["range"] == PALETTE

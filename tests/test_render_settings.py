@@ -143,7 +143,8 @@ def test_settings_chart_extends_with_more_cores(ds) -> None:  # type: ignore[no-
     assert {d["c_txt"] for d in data} == {"oneDNN on", "oneDNN off"}     # settings_labels in the legend
     text = json.dumps(spec)
     assert "speedup over" in text and "strokeDash" in text
-    assert spec["facet"]["field"] == "panel" and all(" · model = " in p for p in spec["facet"]["sort"])  # batch × model
+    assert spec["facet"]["field"] == "panel" and all(p.startswith("batch ") and ", " in p
+                                                      for p in spec["facet"]["sort"])  # batch × model, in words
     # both runners are drawn (no runner choice), the other choices are bound to selects
     assert {d["runner"] for d in data} == {"fixture-a", "fixture-b"}
     static = settings_chart_spec(rows, x="threads", color="onednn", facet="model", row="batch", static=True)

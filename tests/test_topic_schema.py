@@ -131,3 +131,27 @@ def test_a_scope_naming_no_parameter_or_setting_is_rejected(tmp_path: Path, chan
 ])
 def test_a_value_of_the_wrong_shape_is_rejected(tmp_path: Path, change: dict[str, Any], field: str) -> None:
     assert _rejected(tmp_path, {**TOPIC, **change}).field == field
+
+
+def test_display_names_default_to_labels_and_fit_a_legend(tmp_path: Path) -> None:
+    """A variant's display name (legends, tables, tooltips) is its ``display:`` entry, else
+    its label, else its id; one longer than a legend line, or shared by two variants, is
+    refused with the field named. The label stays as measured (it is part of a result's key)."""
+    topic = _load(tmp_path, {**TOPIC, "display": {"a": "the a way"}})
+    assert topic.display == {"a": "the a way", "b": "b way"}
+    long = "x" * 37
+    err = _rejected(tmp_path, {**TOPIC, "variants": {**TOPIC["variants"], "b": {"fn": "g", "label": long}}})
+    assert err.field == "variants.b.label" and "37 characters" in str(err) and "`display:`" in str(err)
+    assert _load(tmp_path, {**TOPIC, "variants": {**TOPIC["variants"], "b": {"fn": "g", "label": long}},
+                            "display": {"b": "b"}}).display["b"] == "b"
+    err = _rejected(tmp_path, {**TOPIC, "display": {"a": "b way"}})
+    assert err.field == "variants.b.label" and "also the display name of 'a'" in str(err)
+    assert _rejected(tmp_path, {**TOPIC, "display": {"c": "c"}}).field == "display.c"
+
+
+def test_groups_name_variants_and_leave_none_out(tmp_path: Path) -> None:
+    three = {**TOPIC, "variants": {**TOPIC["variants"], "c": {"fn": "h"}}}
+    assert _load(tmp_path, {**three, "groups": {"one": ["b"], "two": ["c"]}}).groups == {"one": ["b"], "two": ["c"]}
+    assert _rejected(tmp_path, {**three, "groups": {"one": ["b", "z"]}}).field == "groups.one"
+    err = _rejected(tmp_path, {**three, "groups": {"one": ["b"]}})     # c in no group; a is the default
+    assert err.field == "groups" and "'c'" in str(err)

@@ -23,6 +23,7 @@ from .errors import CaseGridError, TfperfError
 from .store.regular import read_regular
 from .store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import (
+    LABEL_MAX,
     Breakdown,
     CategoryRule,
     Claim,
@@ -83,6 +84,9 @@ class Topic:
     settings_claims: list[Claim] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)   # variant -> its short name in answers
+    # variant -> its display name in legends, tables, tooltips: ``display:``, else its label
+    display: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)  # variants a chart shows together
     controls: list[Control] = field(default_factory=list)
     breakdowns: list[Breakdown] = field(default_factory=list)
     breakdown_categories: list[CategoryRule] | None = None
@@ -234,6 +238,7 @@ def load_topic(path: str | Path) -> Topic:
                          for k, v in (data.get("settings_labels") or {}).items()},
         claims=list(data.get("claims") or []), settings_claims=list(data.get("settings_claims") or []),
         questions=list(data.get("questions") or []), names=_names(data, path),
+        display=_display(data, path), groups=_groups(data, path),
         controls=list(data.get("controls") or []), breakdowns=list(data.get("breakdowns") or []),
         breakdown_categories=data.get("breakdown_categories"),
         per_call=PerCall(str(per_call["divide_by"]), str(per_call.get("unit") or "unit")) if per_call else None,
@@ -286,9 +291,43 @@ def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:
              "per_call.divide_by", "missing (the parameter one call is divided by)")
 
 
+def _display(data: Mapping[str, Any], path: Path) -> dict[str, str]:
+    """Every variant's display name: its ``display:`` entry, else its ``label`` (which is
+    part of what a result's key hashes, so it stays as measured). A display name fits a
+    legend's line (``LABEL_MAX`` characters) and names one variant only."""
+    given = data.get("display") or {}
+    out: dict[str, str] = {}
+    for v, vdef in (data.get("variants") or {}).items():
+        name = str(given.get(v) or vdef.get("label") or v)
+        where = f"display.{v}" if v in given else f"variants.{v}.label"
+        require(len(name) <= LABEL_MAX, path, where,
+                f"{name!r} is {len(name)} characters; a display name has at most {LABEL_MAX} "
+                f"(give the variant a shorter one under `display:`)")
+        twin = next((o for o, n in out.items() if n == name), None)
+        require(twin is None, path, where, f"{name!r} is also the display name of {twin!r}")
+        out[str(v)] = name
+    for v in given:
+        require(v in (data.get("variants") or {}), path, f"display.{v}", f"{v!r} is not a declared variant")
+    return out
+
+
+def _groups(data: Mapping[str, Any], path: Path) -> dict[str, list[str]]:
+    """``groups:``: named sets of variants a chart shows together (a topic with more variants
+    than a chart panel holds); each variant belongs to one at least."""
+    groups = {str(g): [str(v) for v in vs] for g, vs in (data.get("groups") or {}).items()}
+    variants = data.get("variants") or {}
+    for g, vs in groups.items():
+        for v in vs:
+            require(v in variants, path, f"groups.{g}", f"{v!r} is not a declared variant")
+    if groups:
+        left = [v for v in variants if v != data.get("default") and not any(v in vs for vs in groups.values())]
+        require(not left, path, "groups", f"{', '.join(map(repr, left))} in no group (each variant needs one)")
+    return groups
+
+
 def _names(data: Mapping[str, Any], path: Path) -> dict[str, str]:
     """``names:``: a short name per variant for the answers ("jit_compile=True"), beside its
-    ``label`` (which is part of what a result's key hashes, so it stays as measured)."""
+    display name."""
     names = data.get("names") or {}
     require(isinstance(names, dict), path, "names", "must map variants to short names")
     for k, v in names.items():

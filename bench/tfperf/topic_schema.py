@@ -107,6 +107,11 @@ def _cpus(value: Any) -> bool:
 
 
 TEXT = Leaf("text", lambda v: isinstance(v, str))
+# A variant's or a setting's display name: what a chart's legend, axis, tooltip and a table
+# show, so it must fit a legend's line on a phone.
+LABEL_MAX = 36
+LABEL = Leaf(f"a text of 1 to {LABEL_MAX} characters (a display name for legends and tables)",
+             lambda v: isinstance(v, str) and 0 < len(v.strip()) <= LABEL_MAX)
 FUNCTION = Leaf("the name of a function of the snippet", lambda v: isinstance(v, str) and v.isidentifier())
 POSITIVE = Leaf("a finite number above 0", _at_least(0, above=True))
 NON_NEGATIVE = Leaf("a finite number, 0 or more", _at_least(0, above=False))
@@ -260,11 +265,13 @@ TOPIC: dict[str, Spec] = {
     "exclude": Maybe(ListOf(SCOPE)),
     "settings_map": Maybe(Each(Each(PROCESS))),
     "baseline_settings": Maybe(GROUP),
-    "settings_labels": Maybe(Each(Each(TEXT))),
+    "settings_labels": Maybe(Each(Each(LABEL))),
     "claims": Maybe(ListOf(CLAIM)),
     "settings_claims": Maybe(ListOf(SETTINGS_CLAIM)),
     "questions": Maybe(ListOf(QUESTION)),
     "names": Maybe(Each(TEXT)),
+    "display": Maybe(Each(LABEL)),
+    "groups": Maybe(Each(ListOf(TEXT))),
     "controls": Maybe(ListOf(CONTROL)),
     "breakdowns": Maybe(ListOf(BREAKDOWN)),
     "breakdown_categories": Maybe(ListOf({"name": TEXT, "match": ListOf(TEXT)})),

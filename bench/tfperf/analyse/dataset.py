@@ -26,7 +26,7 @@ from .select import TopicInfo, current, history, mark_stale, per_version
 from .settings import SettingsSpeedup, settings_speedups
 from .source import load_results
 from .version_verdicts import VersionStrip, version_strips
-from .versions import release_key
+from .versions import HISTORY_PROFILE, release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
@@ -62,7 +62,7 @@ def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[s
             name=t.name, title=t.title, snippet_hash=t.snippet_hash, source_hashes=t.source_hashes,
             default=t.default, reference=t.reference,
             claims=tuple(with_step_param(c, t.per_step) for c in t.claims),
-            variant_labels={v: str(d.get("label", v)) for v, d in t.variants.items()}, yaml_path=str(path),
+            variant_labels=dict(t.display), groups=dict(t.groups), yaml_path=str(path),
             param_values=order, settings_values=sorder, per_step=t.per_step,
             baseline_settings=t.baseline_settings, settings_labels=t.settings_labels,
             settings_claims=tuple(t.settings_claims), controls=tuple(t.controls),
@@ -194,10 +194,7 @@ class Dataset:
             div = self.per_call_divisor(topic, m.params)
             rows.append({
                 "runner": m.runner, "version": m.version,
-                **{f"p_{k}": v for k, v in m.params.items()},
-                **{f"s_{k}": v for k, v in m.settings.items()},
-                **{f"l_{k}": self.setting_label(topic, k, v) for k, v in m.settings.items()},
-                "variant": m.variant, "label": self.label(topic, m.variant),
+                **self._display(topic, m),
                 "median": _div(m.median, div), "ci_low": _div(m.ci_low, div), "ci_high": _div(m.ci_high, div),
                 "n": m.n,
                 "speedup": sp.ratio.point if sp.ratio else None,
@@ -209,6 +206,17 @@ class Dataset:
                 "commit": (m.commit or "")[:10], "date": m.finished_at.date().isoformat(),
             })
         return rows
+
+    def _display(self, topic: str, m: Measurement) -> dict[str, Any]:
+        """A chart row's case: each parameter (``p_``) and setting (``s_``) by its id, for
+        filtering, and in reader words (``v_``, ``l_``), for what the reader sees; the
+        variant's id and its display name (``label``)."""
+        info = self.topics.get(topic)
+        return {**{f"p_{k}": v for k, v in m.params.items()},
+                **{f"v_{k}": info.value_label(k, v) if info else f"{k} {v}" for k, v in m.params.items()},
+                **{f"s_{k}": v for k, v in m.settings.items()},
+                **{f"l_{k}": self.setting_label(topic, k, v) for k, v in m.settings.items()},
+                "variant": m.variant, "label": self.label(topic, m.variant)}
 
     def breakeven(self, topic: str, baseline: str, candidate: str) -> list[tuple[BreakEven, list[Measurement]]]:
         """Per runner and scenario: after how many calls ``candidate``'s slower first call is
@@ -265,7 +273,14 @@ class Dataset:
                 rank = (release_key(m.tensorflow), m.finished_at)
                 if k not in newest_version or rank > newest_version[k][1]:
                     newest_version[k] = (m.version, rank)
-        pool = [m for m in self.history if m.topic == topic]
+        # A history profile that does not vary a parameter of the main grid (serving's history
+        # has no `model`) measured, at a release the main grid also has, scenarios the main
+        # grid names in full: those rows would draw a panel of their own, so the main grid's
+        # stand for them; at the other releases they are the only rows and stay.
+        main = {(m.runner, m.settings_id, m.version): set(m.params) for m in self.current
+                if m.topic == topic and m.source.profile != HISTORY_PROFILE}
+        pool = [m for m in self.history if m.topic == topic
+                and not set(m.params) < main.get((m.runner, m.settings_id, m.version), set())]
         stale_current = [m for m in self.current if m.topic == topic and m.stale and m.ok]
         base: dict[tuple[str, str, str, str], Measurement] = {}
         for m in pool + stale_current:
@@ -281,9 +296,7 @@ class Dataset:
                 "runner": m.runner, "profile": m.source.profile,
                 "version": m.version, "tensorflow": m.tensorflow, "keras": m.keras,
                 "newest": newest_version.get((m.runner, m.settings_id), ("",))[0] == m.version,
-                **{f"p_{k}": v for k, v in m.params.items()},
-                **{f"s_{k}": v for k, v in m.settings.items()},
-                "variant": m.variant, "label": self.label(topic, m.variant),
+                **self._display(topic, m),
                 "median": _div(m.median, div), "ci_low": _div(m.ci_low, div), "ci_high": _div(m.ci_high, div),
                 "n": m.n,
                 "first_call": m.first_call_s,

@@ -28,8 +28,9 @@ class TopicInfo:
     default: str
     reference: str
     claims: tuple[Claim, ...]
-    variant_labels: dict[str, str]
+    variant_labels: dict[str, str]            # variant -> its display name (tfperf.topic._display)
     yaml_path: str
+    groups: dict[str, list[str]] = field(default_factory=dict)   # variants a chart shows together
     param_values: dict[str, list[Any]] = field(default_factory=dict)   # declared order, all profiles
     # Comparisons between process settings (e.g. cpu_threads): the group every other group
     # is compared with, the claims that compare groups, and how to name a setting's values.

@@ -41,12 +41,6 @@ def reason(m: Measurement) -> str:
     return lines[-1] if lines else "no reason recorded"
 
 
-def scenario_label(sc: Scenario) -> str:
-    """"batch=1, model=mlp, keras=3": the parameters, then the settings."""
-    parts = [f"{k}={v}" for k, v in sc.params.items()] + [f"{k}={v}" for k, v in sorted(sc.settings.items())]
-    return ", ".join(parts) or "default"
-
-
 @dataclass(frozen=True)
 class VersionCell:
     """The claim with one release on one runner."""
@@ -268,13 +262,14 @@ def speedup_rows(strip: VersionStrip, labels: dict[str, str] | None = None) -> l
     """The speedup of the candidate per release and scenario, with its 95% CI: the rows
     behind a strip's chart."""
     labels = labels or short_labels(strip.versions)
+    named = scenario_labels([ch.scenario for cell in strip.cells for ch in cell.checks], strip.label, strip.order)
     rows: list[SpeedupRow] = []
     for cell in strip.cells:
         for ch in cell.checks:
             if ch.ratio is None:
                 continue
             rows.append({"version": labels.get(cell.version, cell.version), "tensorflow": cell.version,
-                         "scenario": scenario_label(ch.scenario), "speedup": ch.ratio.point,
+                         "scenario": named[ch.scenario.key], "speedup": ch.ratio.point,
                          "speedup_low": ch.ratio.low, "speedup_high": ch.ratio.high,
                          "finding": str(ch.finding), "noise": ch.noise.value if ch.noise else None})
     return rows

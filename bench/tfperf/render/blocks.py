@@ -32,6 +32,7 @@ from ..analyse import (
 )
 from .advice_block import block_dothis
 from .answers_block import ANSWER_BLOCKS
+from .chart_words import chart_alt, runner_names, settings_alt
 from .charts import ChartError, chart_specs, has_trend
 from .context import (
     DATA_URL,
@@ -89,11 +90,14 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
         spec, static = chart_specs(rows, view=view, x=d.options.get("x"), facet=d.options.get("facet"),
                                    default_label=ds.label(topic, default), title=d.options.get("title"),
                                    order=order, unit=ds.unit(topic),
-                                   settings_order=info.settings_values if info else None)
+                                   settings_order=info.settings_values if info else None,
+                                   groups=info.groups if info else None, default=default,
+                                   variants=list(info.variant_labels) if info else None,
+                                   runner_names=runner_names(ds, rows))
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
-    alt_text = f"{view} chart of {topic}"
+    alt_text = chart_alt(ctx, topic, view, rows, spec)
     ms = [m for m in ds.history if m.topic == topic] + [m for m in ds.current if m.topic == topic and m.stale]
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
                                                                alt_text, ctx.shared_rows)
@@ -118,7 +122,8 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
         spec, static = settings_chart_specs(rows, x=d.options["x"], color=d.options.get("color"),
                                             facet=d.options.get("facet"), row=d.options.get("row"),
                                             baseline_label=base, title=d.options.get("title"),
-                                            settings_order=info.settings_values, param_order=info.param_values)
+                                            settings_order=info.settings_values, param_order=info.param_values,
+                                            runner_names=runner_names(ds, rows))
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
     svg = ctx.svgs.svg_name(static)
@@ -127,8 +132,8 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     values = sorted({str(r.get(f"s_{x}")) for r in rows}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v))
     key = join([join([element("code", v), ": ", ds.setting_label(topic, x, v)]) for v in values], "; ")
     return Markup('<figure class="tfperf-figure">'
-                  + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg, f"{x} chart of {topic}",
-                             ctx.shared_rows)
+                  + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
+                               settings_alt(ctx, topic, x, base, rows), ctx.shared_rows)
                   + f'<figcaption><p class="tfperf-legend-key">Baseline: {h(base)}. Numeric values of '
                   f"<code>{h(x)}</code> on a log2 axis, then the named ones. {h(x)}: {key}</p>" + provenance(ctx, ms)
                   + "</figcaption></figure>")

@@ -9,8 +9,13 @@ Layout for any screen: panels (one per value of the facet parameter, in numeric 
 share one y scale and wrap, so docs/assets/tfperf.js can lay them out one per row on a
 narrow screen (it sets ``columns`` and the panel width from the box the chart gets); a log
 axis has 1-2-5 ticks (1×, 2×, 5×, 10×, ...); colours are the Okabe-Ito palette, which
-colour-blind readers can tell apart; legend labels are short (the variant id when the
-topic's labels are long; the tooltip has the full label).
+colour-blind readers can tell apart, at most :data:`MAX_SERIES` to a panel (a topic with
+more variants names ``groups`` of them, and the reader picks one).
+
+Everything a reader sees speaks in display names: the legend, tooltips, panel titles and
+the choices above a chart show a variant's ``label`` and a parameter's or a setting's value
+in reader words (the ``v_``/``l_`` fields of :meth:`Dataset.chart_rows`) and the runner's
+machine; the ids (``p_``/``s_``, ``variant``, ``runner``) only filter.
 """
 
 from __future__ import annotations
@@ -57,10 +62,10 @@ def _values(rows: list[ChartRow], field: str, order: list[Any] | None = None) ->
 
 
 # Okabe & Ito (2008), colour-blind safe, in an order that keeps neighbours apart; then
-# four of Paul Tol's for topics with more variants.
+# four of Paul Tol's, used only where a chart has more series than a panel shows at once.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442",
            "#882255", "#44AA99", "#999933", "#332288"]
-LEGEND_LABEL_MAX = 34     # longer variant labels are replaced by the variant id in the legend
+MAX_SERIES = 8            # variants in one panel: the Okabe-Ito colours, each told apart
 PANEL_COLUMNS = 3         # panels per row on a wide screen; tfperf.js reduces it to fit
 
 
@@ -107,6 +112,23 @@ def has_trend(rows: list[ChartRow]) -> bool:
     return any(len(v) > 1 for v in versions.values())
 
 
+def wrap_title(text: str, width: int) -> list[str]:
+    """An axis title in lines of about ``width`` characters, broken between words only (a
+    name such as ``tf.function(jit_compile=True)`` stays whole)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [text]
+
+
+def _grouped(data: list[ChartRow], groups: dict[str, list[str]], default: str | None) -> list[ChartRow]:
+    """Each row once per group its variant belongs to, with the group's name in ``group``;
+    the default variant, the one every speedup is over, belongs to every group."""
+    out = []
+    for d in data:
+        for name, members in groups.items():
+            if d.get("variant") in members or d.get("variant") == default:
+                out.append({**d, "group": name})
+    return out
+
+
 def chart_spec(rows: list[ChartRow], view: str, static: bool = False, **options: Any) -> dict[str, Any]:
     """A Vega-Lite spec for one view of a topic (see ``chart_specs``)."""
     interactive, still = chart_specs(rows, view, **options)
@@ -116,12 +138,17 @@ def chart_spec(rows: list[ChartRow], view: str, static: bool = False, **options:
 def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: str | None = None,
                 default_label: str = "the default", title: str | None = None,
                 order: dict[str, list[Any]] | None = None, unit: str = "call",
-                settings_order: dict[str, list[Any]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                settings_order: dict[str, list[Any]] | None = None,
+                groups: dict[str, list[str]] | None = None, default: str | None = None,
+                variants: list[str] | None = None, runner_names: dict[str, str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Vega-Lite specs for one view of a topic: the interactive one, and the static one
     for the SVG fallback, which keeps only the rows the initial choices show (it cannot
     be interacted with, and renders much faster from fewer rows). Both come from one
     Altair chart: building and validating it is most of a site build's time.
-    ``x`` and ``facet`` are parameter names."""
+    ``x`` and ``facet`` are parameter names; ``groups`` names sets of variants shown
+    together (needed when there are more than :data:`MAX_SERIES`), ``default`` the variant
+    every group includes and the legend lists first, ``variants`` the YAML's order of the
+    others; ``runner_names`` a runner's machine in reader words."""
     if view not in VIEWS:
         raise ChartError(f"unknown chart view {view!r} (known: {', '.join(VIEWS)})")
     if not rows:
@@ -141,27 +168,39 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
         rest = [p for p in multi if p != x]
         facet = rest[0] if rest else None
 
-    data = [_decorate(r) for r in rows]
-    sel: list[tuple[str, str, list[Any], Any]] = []   # (param name, field, options, initial)
+    first = [default] if default else []
+    by_variant = {r.get("variant"): r.get("label") for r in rows}
+    labels = list(dict.fromkeys([*(by_variant[v] for v in [*first, *(variants or [])] if v in by_variant),
+                                 *_values(rows, "label")]))
+    groups = {g: m for g, m in (groups or {}).items() if any(r.get("variant") in m for r in rows)}
+    if len(labels) > MAX_SERIES and not groups:
+        raise ChartError(f"{len(labels)} variants in one panel (at most {MAX_SERIES}): "
+                         "name groups of them in the topic's `groups:`")
+    data = [_decorate(r, runner_names) for r in rows]
+    sel: list[tuple[str, str, list[Any], Any, list[str]]] = []   # (param name, field, options, initial, their names)
     runners = _values(rows, "runner")
-    sel.append(("runner", "runner", runners, runners[0]))
+    sel.append(("runner", "runner", runners, runners[0], [str(_runner(r, runner_names)) for r in runners]))
     if view != "trend":
-        versions = ["newest", *_values(rows, "version")]
-        sel.append(("version", "version", versions, "newest"))
+        versions = _values(rows, "version")
+        sel.append(("version", "version", ["newest", *versions], "newest", ["the newest release", *versions]))
     for s in settings:   # the YAML's first value first (Keras 3, oneDNN on, default threads)
         opts = _values(rows, f"s_{s}", (settings_order or {}).get(s))
         if len(opts) > 1:
-            sel.append((f"s_{s}", f"s_{s}", opts, opts[0]))
+            sel.append((f"s_{s}", f"s_{s}", opts, opts[0], [_shown(rows, f"s_{s}", "l_", o) for o in opts]))
     for p in multi:
         if p not in (x, facet):
             opts = _values(rows, f"p_{p}", (order or {}).get(p))
-            sel.append((f"p_{p}", f"p_{p}", opts, opts[0]))
+            sel.append((f"p_{p}", f"p_{p}", opts, opts[0], [_shown(rows, f"p_{p}", "v_", o) for o in opts]))
+    if groups:
+        data = _grouped(data, groups, default)
+        names = list(groups)
+        sel.insert(0, ("group", "group", names, names[0], names))
 
     alt_params = [alt.param(name=name, value=init,
-                            bind=alt.binding_select(options=opts, name=_pretty(name) + " "))
-                  for name, _f, opts, init in sel]
+                            bind=alt.binding_select(options=opts, labels=shown, name=_pretty(name) + " "))
+                  for name, _f, opts, init, shown in sel]
     conds = []
-    for name, fld, _o, _i in sel:
+    for name, fld, _o, _i, _n in sel:
         if name == "version":
             conds.append("(version == 'newest' ? datum.newest : datum.version == version)")
         else:
@@ -172,7 +211,7 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
     elif unit != "call" and view == "first_call":
         ytitle = ["first call", "(tracing, building; one whole call)"]  # type: ignore[assignment]
     if view == "speedup":   # lines no longer than a panel is high
-        ytitle = [*textwrap.wrap(f"speedup over {default_label}", 30), "(×, higher is faster)"]  # type: ignore[assignment]
+        ytitle = [*wrap_title(f"speedup over {default_label}", 30), "(×, higher is faster)"]  # type: ignore[assignment]
     filt = " && ".join(conds) + f" && isValid(datum['{yf}'])"
     ylog = _spans_decades(rows, [yf, ylo or yf, yhi or yf])
     # A linear time axis starts at zero (54 and 62 ms are 15% apart, not a factor of ten);
@@ -189,13 +228,16 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
             xenc = alt.X(f"p_{x}:Q", title=x, scale=alt.Scale(type="log") if xlog else alt.Scale(),
                          axis=alt.Axis(values=xvals))
         else:
-            xenc = alt.X(f"p_{x}:N", title=x, sort=xvals)
-    labels = {r.get("label") for r in rows}
-    legend_field = "label" if max((len(str(v)) for v in labels), default=0) <= LEGEND_LABEL_MAX else "variant"
-    color = alt.Color(f"{legend_field}:N", title="variant", scale=alt.Scale(range=PALETTE))
-    tooltip = [alt.Tooltip("label:N", title="variant"), alt.Tooltip("runner:N"), alt.Tooltip("version:N"),
-               *[alt.Tooltip(f"p_{p}:N", title=p) for p in params],
-               *[alt.Tooltip(f"s_{s}:N", title=s) for s in settings],
+            xenc = alt.X(f"v_{x}:N", title=x, sort=[_shown(rows, f"p_{x}", "v_", v) for v in xvals])
+    # One colour per variant across the chart's choices; with groups, the colours of the
+    # group shown (the legend then lists that group only), the default's first in each.
+    color = alt.Color("label:N", title="variant", sort=labels,
+                      scale=alt.Scale(range=PALETTE[:MAX_SERIES]) if groups
+                      else alt.Scale(domain=labels, range=PALETTE[:len(labels)]))
+    tooltip = [alt.Tooltip("label:N", title="variant"), alt.Tooltip("runner_txt:N", title="runner"),
+               alt.Tooltip("version:N"),
+               *[alt.Tooltip(f"v_{p}:N", title=p) for p in params],
+               *[alt.Tooltip(f"l_{s}:N", title=s) for s in settings],
                alt.Tooltip("median_txt:N", title="median"), alt.Tooltip("ci_txt:N", title="95% CI of median"),
                alt.Tooltip("speedup_txt:N", title=f"speedup over {default_label}"),
                alt.Tooltip("first_txt:N", title="first call"), alt.Tooltip("n:Q", title="samples"),
@@ -225,12 +267,20 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
     if facet:
         fvals = _axis_values(rows, f"p_{facet}", (order or {}).get(facet))
         # Wrapped panels on one shared y scale: the same value sits at the same height in
-        # every panel, and a narrow screen gets one panel per row (tfperf.js).
-        header = alt.Header(title=None, labelExpr=f"{_js_str(facet + ' = ')} + datum.value",
-                            labelFontSize=12, labelFontWeight="bold")
-        chart: Any = layer.facet(facet=alt.Facet(f"p_{facet}:N", sort=fvals, header=header),
+        # every panel, and a narrow screen gets one panel per row (tfperf.js). A row of a
+        # profile that did not vary the facet's parameter ran with the snippet's default.
+        unset = f"{facet}: the snippet's default"
+        fnames = [_shown(rows, f"p_{facet}", "v_", v) for v in fvals]
+        for d in data:
+            if d.get(f"v_{facet}") is None:
+                d[f"v_{facet}"] = unset
+                fnames += [unset] if unset not in fnames else []
+        header = alt.Header(title=None, labelFontSize=12, labelFontWeight="bold")
+        # The choices filter before the rows are split into panels, so a panel appears only
+        # for what is shown (an older release measured without `model` shows one panel).
+        chart: Any = layer.facet(facet=alt.Facet(f"v_{facet}:N", sort=fnames, header=header),
                                  columns=min(PANEL_COLUMNS, len(fvals)),
-                                 data=alt.NamedData(name="rows")).resolve_scale(y="shared")
+                                 data=alt.NamedData(name="rows")).transform_filter(filt).resolve_scale(y="shared")
     else:
         chart = layer.properties(data=alt.NamedData(name="rows"))
     chart = chart.add_params(*alt_params)
@@ -244,8 +294,8 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
     return {**spec, "datasets": {"rows": data}}, {**spec, "datasets": {"rows": shown}}
 
 
-def _initially_shown(d: ChartRow, sel: list[tuple[str, str, list[Any], Any]]) -> bool:
-    for name, fld, _opts, init in sel:
+def _initially_shown(d: ChartRow, sel: list[tuple[str, str, list[Any], Any, list[str]]]) -> bool:
+    for name, fld, _opts, init, _names in sel:
         if name == "version":
             if not d.get("newest"):
                 return False
@@ -254,18 +304,27 @@ def _initially_shown(d: ChartRow, sel: list[tuple[str, str, list[Any], Any]]) ->
     return True
 
 
-def _js_str(text: str) -> str:
-    """A Vega expression string literal."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def _shown(rows: list[ChartRow], field: str, prefix: str, value: Any) -> str:
+    """How the reader sees ``value`` of ``field`` (``p_batch``): the reader-words field
+    (``v_batch``) of a row that has it."""
+    shown = f"{prefix}{field[2:]}"
+    return next((str(r[shown]) for r in rows if r.get(field) == value and r.get(shown) is not None), str(value))
+
+
+def _runner(runner: Any, names: dict[str, str] | None) -> str:
+    return (names or {}).get(str(runner), str(runner))
 
 
 def _pretty(name: str) -> str:
-    return {"runner": "Runner:", "version": "Software:"}.get(name, (name[2:] if name[:2] in ("p_", "s_") else name) + ":")
+    return {"runner": "Runner:", "version": "Software:", "group": "Show:"}.get(
+        name, (name[2:] if name[:2] in ("p_", "s_") else name) + ":")
 
 
-def _decorate(r: ChartRow) -> ChartRow:
-    """Tooltip texts, formatted here so the reader sees units (1.2 ms, not 0.0012)."""
+def _decorate(r: ChartRow, runner_names: dict[str, str] | None = None) -> ChartRow:
+    """Tooltip texts, formatted here so the reader sees units (1.2 ms, not 0.0012), and the
+    runner's machine."""
     out = {k: v for k, v in r.items() if k not in ("source", "correct", "tensorflow", "keras")}
+    out["runner_txt"] = _runner(r.get("runner"), runner_names)
     out["median_txt"] = seconds(_number(r.get("median")))
     out["ci_txt"] = seconds_range(_number(r.get("ci_low")), _number(r.get("ci_high")))
     sp = r.get("speedup")

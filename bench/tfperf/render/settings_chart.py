@@ -13,13 +13,24 @@ scrolls in its own box (docs/assets/tfperf.css). Computes no statistics.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import altair as alt
 
 from ..analyse import ChartRow
-from .charts import PALETTE, ChartError, _axis_values, _decorate, _positive, _spans_decades, _values, log_ticks
+from .charts import (
+    PALETTE,
+    ChartError,
+    _axis_values,
+    _decorate,
+    _positive,
+    _shown,
+    _spans_decades,
+    _values,
+    log_ticks,
+)
 
 
 def _is_num(v: Any) -> bool:
@@ -63,7 +74,8 @@ def settings_chart_spec(rows: list[ChartRow], x: str, static: bool = False, **op
 def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None, facet: str | None = None,
                          row: str | None = None, baseline_label: str = "the baseline settings",
                          title: str | None = None, settings_order: dict[str, list[str]] | None = None,
-                         param_order: dict[str, list[Any]] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                         param_order: dict[str, list[Any]] | None = None,
+                         runner_names: dict[str, str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The interactive spec and the static one (the rows the initial choices show, for the
     SVG fallback), from one Altair chart."""
     if not rows:
@@ -86,7 +98,7 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
     numeric = numeric_values(xvals, (settings_order or {}).get(x))
     data = []
     for r in rows:
-        d = _decorate(r)
+        d = _decorate(r, runner_names)
         v = str(r[f"s_{x}"])
         d["x_pos"], d["x_num"] = pos[v], v in numeric
         d["x_txt"] = r.get(f"l_{x}", v)
@@ -109,19 +121,23 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
     if len(variants) > 1:
         sel.append(("variant", variants))
     names = {f: f"sel_{i}" for i, (f, _o) in enumerate(sel)}
+    shown = {"p_": "v_", "s_": "l_", "va": "label"}
     alt_params = [alt.param(name=names[f], value=o[0],
-                            bind=alt.binding_select(options=o, name=(f[2:] if f[:2] in ("p_", "s_") else f) + ": "))
+                            bind=alt.binding_select(options=o, labels=[_shown(rows, f, shown[f[:2]], v) for v in o],
+                                                    name=(f[2:] if f[:2] in ("p_", "s_") else f) + ": "))
                   for f, o in sel]
     filt = " && ".join([f"datum['{f}'] == {names[f]}" for f, _o in sel] + ["isValid(datum['speedup'])"])
 
     ylog = _spans_decades(rows, ["speedup", "speedup_low", "speedup_high"])
     yscale = alt.Scale(type="log", nice=False, padding=8) if ylog else alt.Scale(zero=False, padding=8)
     ytitle = "speedup over baseline (×)"
-    labels = {_js_key(p): v for v, p in pos.items()}
-    label_expr = "(" + repr(labels).replace("'", '"') + ")[''+datum.value]"
+    # numbers (thread counts) as they are, the named values in reader words ("OMP_NUM_THREADS=1")
+    labels = {_js_key(p): v if v in numeric else _shown(rows, f"s_{x}", "l_", v) for v, p in pos.items()}
+    label_expr = "(" + json.dumps(labels) + ")[''+datum.value]"
     xscale = alt.Scale(domain=[min(pos.values()) - 0.5, max(pos.values()) + 0.5], nice=False)
     xaxis = alt.Axis(values=sorted(pos.values()), labelExpr=label_expr, grid=False, labelOverlap=False,
-                     labelAngle=-45 if len(pos) > 5 else 0)
+                     labelAngle=-45 if len(pos) > 5 or max(map(len, labels.values())) > 6 else 0,
+                     labelLimit=160)
     xenc = alt.X("x_pos:Q", title=x, scale=xscale, axis=xaxis)
     ys = _positive(rows, ["speedup", "speedup_low", "speedup_high"])
     ticks = log_ticks(min(ys), max(ys)) if ylog else alt.Undefined     # Undefined: left out of the spec
@@ -129,19 +145,20 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
     y = alt.Y("speedup:Q", title=ytitle, scale=yscale, axis=yaxis)
     cenc = alt.Color("c_txt:N", title=color or "variant", scale=alt.Scale(range=PALETTE))
     runners = _values(rows, "runner")
-    tooltip = [alt.Tooltip("runner:N"), alt.Tooltip("x_txt:N", title=x), alt.Tooltip("c_txt:N", title=color or "variant"),
-               *[alt.Tooltip(f"p_{p}:N", title=p) for p in params],
+    tooltip = [alt.Tooltip("runner_txt:N", title="runner"), alt.Tooltip("x_txt:N", title=x),
+               alt.Tooltip("c_txt:N", title=color or "variant"),
+               *[alt.Tooltip(f"v_{p}:N", title=p) for p in params],
                alt.Tooltip("speedup_txt:N", title=f"speedup over {baseline_label}"),
                alt.Tooltip("finding:N"), alt.Tooltip("median_txt:N", title="median"),
                alt.Tooltip("ci_txt:N", title="95% CI of median"), alt.Tooltip("n:Q", title="samples"),
                alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
     base = alt.Chart().transform_filter(filt)
-    dash = alt.StrokeDash("runner:N", title="runner (lines)", legend=alt.Legend() if len(runners) > 1 else None)
+    dash = alt.StrokeDash("runner_txt:N", title="runner (lines)", legend=alt.Legend() if len(runners) > 1 else None)
     line = base.transform_filter("datum.x_num").mark_line(opacity=0.7).encode(
-        x=xenc, y=y, color=cenc, strokeDash=dash, detail="runner:N")
+        x=xenc, y=y, color=cenc, strokeDash=dash, detail="runner_txt:N")
     points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=xenc, y=y, color=cenc, tooltip=tooltip,
-        shape=alt.Shape("runner:N", title="runner (points)",
+        shape=alt.Shape("runner_txt:N", title="runner (points)",
                         legend=alt.Legend() if len(runners) > 1 else None))
     rules = base.mark_rule(opacity=0.8).encode(x=xenc, y=alt.Y("speedup_low:Q", scale=yscale, title=ytitle),
                                                y2="speedup_high:Q", color=cenc, tooltip=tooltip)
@@ -163,7 +180,7 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
         rvals = _axis_values(rows, f"p_{row}", (param_order or {}).get(row)) if row else [None]
 
         def panel(rv: Any, fv: Any) -> str:
-            return " · ".join(f"{n} = {v}" for n, v in ((row, rv), (facet, fv)) if n)
+            return ", ".join(_shown(rows, f"p_{n}", "v_", v) for n, v in ((row, rv), (facet, fv)) if n)
 
         for d in data:
             d["panel"] = panel(d.get(f"p_{row}") if row else None, d.get(f"p_{facet}") if facet else None)

@@ -155,7 +155,11 @@ def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
     versions = [labels.get(v, v) for v in strip.versions]
     spec, static = version_chart_specs(rows, versions, _what(ctx, strip.topic, strip.claim))
     svg = ctx.svgs.svg_name(static)
-    alt_text = f"speedup per TensorFlow release: {strip.text} on the {hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}"
+    changes = strip.changes
+    verdict = ("Changed: " + "; ".join(change_text(c, labels) for c in changes) if changes
+               else "No change: " + steady_text(strip, labels))
+    alt_text = (f"Speedup of {_what(ctx, strip.topic, strip.claim)} in each TensorFlow release on the "
+                f"{hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}. {verdict}")
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
                                                                alt_text, ctx.shared_rows) + "</figure>")
 

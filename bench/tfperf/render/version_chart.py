@@ -11,13 +11,12 @@ narrows to a phone's column.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 import altair as alt
 
 from ..analyse import Finding, SpeedupRow
-from .charts import PALETTE, log_ticks
+from .charts import PALETTE, log_ticks, wrap_title
 from .html import times
 
 SHAPES = {Finding.FASTER: "triangle-up", Finding.SLOWER: "triangle-down", Finding.SAME: "circle",
@@ -42,7 +41,7 @@ def version_chart_specs(rows: list[SpeedupRow], versions: list[str], what: str) 
     ticks = log_ticks(min(values), max(values)) if log else alt.Undefined     # Undefined: left out of the spec
     axis = alt.Axis(labelExpr="format(datum.value, '~g') + '×'", values=ticks)
     scale = alt.Scale(type="log") if log else alt.Scale(zero=False)
-    title = [*textwrap.wrap(f"speedup of {what}", 34), "(×, above 1 is faster)"]
+    title = [*wrap_title(f"speedup of {what}", 34), "(×, above 1 is faster)"]
     x = alt.X("version:N", title="TensorFlow", sort=versions, scale=alt.Scale(domain=versions),
               axis=alt.Axis(labelAngle=0 if len(versions) <= 6 else -45))   # ten releases fit a phone's 190 px
     color: Any = (alt.Color("scenario:N", title="scenario", sort=scenarios, scale=alt.Scale(range=PALETTE),
