@@ -13,6 +13,8 @@ index-<width>.txt.
 
 from __future__ import annotations
 
+import re
+
 import functools
 import http.server
 import os
@@ -150,6 +152,7 @@ def test_every_page_fits_and_renders_locally(built_site: Path, server: str, brow
         page.goto(server + rel, wait_until="networkidle")
         n = page.locator("[data-tfperf-chart]").count()
         if n:
+            page.evaluate(DRAW_ALL)
             page.wait_for_function(
                 "() => [...document.querySelectorAll('[data-tfperf-chart]')].every("
                 "el => el.getAttribute('data-rendered') === 'true' && el.querySelector('svg, canvas'))",
@@ -183,6 +186,7 @@ def test_every_page_fits_and_renders_locally(built_site: Path, server: str, brow
 
 
 AXE = next((ROOT / "tests" / "vendor").glob("axe-core-*/axe.min.js"))
+DRAW_ALL = "() => window.tfperfDrawAll()"   # charts are drawn as they near the screen (tfperf.js)
 CHARTS_DRAWN = ("() => [...document.querySelectorAll('[data-tfperf-chart]')]"
                 ".every(el => el.getAttribute('data-rendered') === 'true')")
 
@@ -198,6 +202,7 @@ def test_no_page_has_a_serious_accessibility_violation(built_site: Path, server:
     found: list[str] = []
     for rel in _pages(built_site):
         page.goto(server + rel, wait_until="networkidle")
+        page.evaluate(DRAW_ALL)
         page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
         page.add_script_tag(content=axe)
         violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']}))"
@@ -234,3 +239,69 @@ def test_no_external_url_in_html(built_site: Path) -> None:
     links = [m.group(1) for p in built_site.rglob("*.html")
              for m in re.finditer(r"""<a\b[^>]*\bhref\s*=\s*["']((?:https?:)?//[^"']*)""", p.read_text(encoding="utf-8"))]
     assert all(u.startswith("https://") for u in links), [u for u in links if not u.startswith("https://")][:5]
+
+
+def test_charts_are_drawn_as_they_near_the_screen(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """A topic page's first screen does not wait for every chart: on load only the charts
+    near the screen are drawn, and one further down is drawn once scrolled to."""
+    page = browser.new_page(viewport={"width": 400, "height": 800})
+    page.goto(server + "topics/serving_formats/", wait_until="networkidle")
+    page.wait_for_timeout(500)
+    charts = page.locator("[data-tfperf-chart]")
+    total = charts.count()
+    drawn = page.locator("[data-tfperf-chart][data-rendered]").count()
+    assert total >= 10 and drawn < total / 2, (drawn, total)
+    last = charts.nth(total - 1)
+    last.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.getAttribute('data-rendered') === 'true'", arg=last.element_handle(),
+                           timeout=30_000)
+    page.close()
+
+
+def test_chart_text_uses_display_names(built_site: Path, server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """What a drawn chart shows in words (legend entries, axis and panel titles, the choices
+    above it, its name for a screen reader) uses display names: no variant id, setting
+    value id or runner label that differs from its display name appears in it."""
+    ids = _internal_ids(built_site.parent / "fixture-data" / "results")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    found: list[str] = []
+    for rel in _pages(built_site):
+        if not rel.startswith("topics/"):
+            continue
+        page.goto(server + rel, wait_until="networkidle")
+        page.evaluate(DRAW_ALL)
+        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+        words = page.evaluate("""() => [...document.querySelectorAll('[data-tfperf-chart]')].flatMap(el => [
+            el.getAttribute('aria-label') || '',
+            ...[...el.querySelectorAll('svg text')].map(t => t.textContent),
+            ...[...el.querySelectorAll('.vega-bind-name, select option')].map(o => o.textContent)])""")
+        for w in words:
+            for token in re.split(r"[\s,;:()=]+", w):
+                if token in ids:
+                    found.append(f"{rel}: {ids[token]} {token!r} in {w[:120]!r}")
+    page.close()
+    assert not found, "\n".join(sorted(set(found))[:30])
+
+
+def _internal_ids(results: Path) -> dict[str, str]:
+    """Ids a reader should never see in a chart: variant ids and setting values whose display
+    name differs from them and that no reader word could be ("function_no_jit", "omp1": an
+    underscore or a digit; "eager" or "call" are words of display names too), and runner
+    labels ("what it is" per id)."""
+    import yaml
+
+    ids: dict[str, str] = {}
+    for path in (ROOT / "snippets").glob("*.yaml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        display = data.get("display") or {}
+        for v, d in data["variants"].items():
+            if display.get(v, d.get("label")) != v:
+                ids[v] = "variant id"
+        for name, labels in (data.get("settings_labels") or {}).items():
+            for value, label in labels.items():
+                if value != "*" and label != value and not value.isdigit():
+                    ids[value] = f"{name} value id"
+    ids = {i: what for i, what in ids.items() if re.search(r"[_\d]", i)}
+    for runner in results.iterdir():
+        ids[runner.name] = "runner label"
+    return ids

@@ -31,7 +31,12 @@
         layout: { bottom: { direction: "vertical", anchor: "start" } } });
     }
   }
-  document.querySelectorAll("[data-tfperf-chart]").forEach(function (el) {
+  // A chart is drawn when it comes near the screen, not on load: a topic page has up to
+  // 30 charts, and drawing them all at once kept a phone busy for seconds before the page
+  // answered a tap. tfperfDrawAll() draws every chart now (printing, tests).
+  function draw(el) {
+    if (el.hasAttribute("data-drawing")) { return; }
+    el.setAttribute("data-drawing", "");
     var holder = document.getElementById(el.id + "-spec");
     if (!holder || typeof vegaEmbed !== "function") { return; }
     var spec = JSON.parse(holder.textContent);
@@ -60,7 +65,23 @@
       el.textContent = "This chart could not be drawn: " + err;
       console.error("tfperf chart " + el.id + ": " + err);
     });
-  });
+  }
+  var charts = Array.prototype.slice.call(document.querySelectorAll("[data-tfperf-chart]"));
+  var seen = null;
+  if ("IntersectionObserver" in window) {
+    seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (e.isIntersecting) { seen.unobserve(e.target); draw(e.target); }
+      });
+    }, { rootMargin: "600px 0px" });
+    charts.forEach(function (el) { seen.observe(el); });
+  } else {
+    charts.forEach(draw);
+  }
+  window.tfperfDrawAll = function () {
+    charts.forEach(function (el) { if (seen) { seen.unobserve(el); } draw(el); });
+  };
+  window.addEventListener("beforeprint", window.tfperfDrawAll);
 })();
 
 // Small screens: tables of four or more columns are shown as cards (docs/assets/tfperf.css);
