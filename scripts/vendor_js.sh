@@ -33,6 +33,7 @@ copy vega "$VEGA" vega.min.js
 copy vega-lite "$VEGA_LITE" vega-lite.min.js
 copy vega-embed "$VEGA_EMBED" vega-embed.min.js
 
+# docs/assets/tfperf.js names these folders (LIBS): change it with the versions.
 # Source maps are not shipped; drop the comment that would make browsers ask for them.
 sed -i '/^\/\/# sourceMappingURL=/d; s|//# sourceMappingURL=[^ ]*$||' "$dest"/*/*.js
 

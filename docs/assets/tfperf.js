@@ -1,8 +1,31 @@
-// Render every tfperf chart on the page with the vendored vega-embed (no CDN).
+// Render every tfperf chart on the page with the vendored vega-embed (no CDN), loaded when
+// the first chart nears the screen: a page's first screen waits for no chart library.
 // The spec sits beside each chart div as <script type="application/json" id="<div id>-spec">;
 // its rows, when shared with other charts of the page, in <script id="tfperf-rows-<id>">.
 (function () {
   "use strict";
+  // The vendored libraries (scripts/vendor_js.sh writes these folders), in load order.
+  var LIBS = ["vendor/vega-6.2.0/vega.min.js", "vendor/vega-lite-6.4.1/vega-lite.min.js",
+              "vendor/vega-embed-7.0.2/vega-embed.min.js"];
+  var here = (document.currentScript && document.currentScript.src || "").replace(/[^/]*$/, "");
+  var loading = null;
+  function libraries() {
+    if (typeof vegaEmbed === "function") { return Promise.resolve(); }
+    if (!loading) {
+      loading = LIBS.reduce(function (before, src) {
+        return before.then(function () {
+          return new Promise(function (ok, fail) {
+            var s = document.createElement("script");
+            s.src = here + src;
+            s.onload = ok;
+            s.onerror = function () { fail(new Error("could not load " + src)); };
+            document.head.appendChild(s);
+          });
+        });
+      }, Promise.resolve());
+    }
+    return loading;
+  }
   var opts = {
     mode: "vega-lite",
     renderer: "svg",
@@ -37,8 +60,15 @@
   function draw(el) {
     if (el.hasAttribute("data-drawing")) { return; }
     el.setAttribute("data-drawing", "");
+    libraries().then(function () { embed(el); }, function (err) {
+      el.setAttribute("data-rendered", "error");
+      el.textContent = "This chart could not be drawn: " + err.message;
+      console.error("tfperf chart " + el.id + ": " + err.message);
+    });
+  }
+  function embed(el) {
     var holder = document.getElementById(el.id + "-spec");
-    if (!holder || typeof vegaEmbed !== "function") { return; }
+    if (!holder) { return; }
     var spec = JSON.parse(holder.textContent);
     // Rows shared by several charts of the page are stored once (see render/embed.py).
     var rid = spec.usermeta && spec.usermeta.tfperf_rows;
