@@ -241,7 +241,7 @@ ODD_PATHS: dict[str, tuple[Callable[[Path], None], str]] = {
 @pytest.mark.parametrize("name", sorted(ODD_PATHS))
 def test_step_refuses_every_odd_path_under_data_by_name(repo: Path, name: str) -> None:
     """Fault: a data pull request that adds a results file below the runner level with a reserved label (data/results/my-box/sub/full.json claiming gha-macos15-arm64), a symbolic link to /proc/self/environ or /etc/passwd (nested or at a results file's path), a folder named full.json, or a file of no known profile.
-    Happens: the data guard refuses the pull request (exit 1) with one line per path naming it and what it is; it used to pass them as "0 changed results file(s)" and report a link as "not valid JSON".
+    Happens: the data guard refuses the pull request (exit 1) with one line per path naming it and what it is.
     Kept: the base's results files; nothing the pull request adds under data/ is read or published unless it is a regular file at data/results/<runner>/<profile>.json."""
     make, line = ODD_PATHS[name]
     make(repo)

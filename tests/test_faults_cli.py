@@ -53,7 +53,7 @@ def test_runner_label_traversal_rejected_by_the_cli(tmp_path: Path, label: str,
 ])
 def test_case_name_traversal_rejected(tmp_path: Path, change: dict[str, Any], field: str) -> None:
     """Fault: a topic YAML whose topic, variant or parameter value tries path traversal ("../../escape").
-    Happens: CaseGridError naming the YAML file and the field, before any case is planned.
+    Happens: one error naming the YAML file and the field, before any case is planned.
     Kept: case ids stay names (letters, digits, _ . + -), so a result can never name a path."""
     d = _topic(tmp_path, **change)
     with pytest.raises(CaseGridError) as err:

@@ -47,7 +47,8 @@ def _topics(d: Path) -> None:
 def test_two_runs_write_one_results_file_at_once(tmp_path: Path) -> None:
     """Fault: two `tfperf run` processes (different topics, same runner and profile) appending to one results file at the same moment.
     Happens: each append takes the file's lock, re-reads the file and writes it atomically; neither run waits for the other to finish.
-    Kept: every result and A/A pair of both runs (nothing lost, nothing doubled); the file validates. Backed at the store level by test_store_faults.py::test_two_processes_appending_lose_nothing."""
+    Kept: every result and A/A pair of both runs (nothing lost, nothing doubled); the file validates.
+    Also: test_store_faults.py::test_two_processes_appending_lose_nothing"""
     snippets, data, go = tmp_path / "snippets", tmp_path / "data", tmp_path / "go"
     _topics(snippets)
     python = fake_run.fake_python(tmp_path)

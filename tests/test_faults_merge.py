@@ -39,7 +39,7 @@ def _merge(capsys: pytest.CaptureFixture[str], data: Path, *given: Path) -> tupl
 
 def test_a_merge_of_nothing_is_an_error_naming_each_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Fault: `tfperf merge` given an artifact path that does not exist, an empty folder, a symbolic link to nothing, and a symbolic link to a valid results file.
-    Happens: each is rejected on a line of its own ("does not exist", "is a folder with no results file (*.json)", "is a symbolic link to ..., which does not exist", "is a symbolic link to ...: only regular files are read") and the exit status is 1; it used to exit 0 with "no results file changed".
+    Happens: each is rejected on a line of its own ("does not exist", "is a folder with no results file (*.json)", "is a symbolic link to ..., which does not exist", "is a symbolic link to ...: only regular files are read") and the exit status is 1.
     Kept: the data folder byte for byte."""
     data = tmp_path / "data"
     target = _stored(data)
@@ -61,7 +61,7 @@ def test_a_merge_of_nothing_is_an_error_naming_each_input(tmp_path: Path, capsys
 
 def test_a_merge_that_adds_nothing_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Fault: `tfperf merge` of an artifact whose every record is already stored, but with another runner description and contributor.
-    Happens: it says "duplicate ...: every record is already in <target>" and "no results file changed", exit status 0; it used to go on to "wrote <target>" with the description and contributor changed.
+    Happens: it says "duplicate ...: every record is already in <target>" and "no results file changed", exit status 0.
     Kept: the target byte for byte, its metadata included."""
     data = tmp_path / "data"
     target = _stored(data, description="first")
@@ -80,7 +80,7 @@ def test_a_merge_that_adds_nothing_changes_nothing(tmp_path: Path, capsys: pytes
 
 def test_a_bad_target_is_skipped_and_the_others_are_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Fault: `tfperf merge` of artifacts for three runners, one whose folder in data/ is a symbolic link to a folder outside the data folder, and one whose results file is a symbolic link.
-    Happens: those two targets are rejected by name, each "is a symbolic link to ...", and the third runner's artifact is merged ("wrote ..."), exit status 1; one bad target used to abort the whole merge.
+    Happens: those two targets are rejected by name, each "is a symbolic link to ...", and the third runner's artifact is merged ("wrote ..."), exit status 1.
     Kept: the folder outside and the link's target, untouched; the good runner's file gets the new records."""
     data, outside = tmp_path / "data", tmp_path / "outside"
     outside.mkdir()
@@ -108,7 +108,7 @@ def test_a_bad_target_is_skipped_and_the_others_are_merged(tmp_path: Path, capsy
 def test_validate_names_every_path_that_is_not_a_regular_file(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """Fault: `tfperf validate` of a folder holding a valid results file beside a symbolic link to /etc/passwd named full.json, a link to nothing and a folder named full.json.
-    Happens: one line per path saying what it is (it used to read the link's target, report a link as "not valid JSON (line 1, column 1)", or stop on IsADirectoryError); exit status 1.
+    Happens: one line per path saying what it is; exit status 1.
     Kept: the valid file is reported ok; nothing is read through a link."""
     root = tmp_path / "results"
     good = _artifact(root / "box" / "quick.json", "box", 1)

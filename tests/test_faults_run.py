@@ -173,7 +173,7 @@ def test_sigint_then_sigterm_then_resume(tmp_path: Path) -> None:
 def test_sigkill_of_the_run_leaves_no_worker_and_a_valid_file(tmp_path: Path) -> None:
     """Fault: SIGKILL of `tfperf run` (no chance to clean up) while its worker is inside a long case.
     Happens: the orphaned worker notices its parent is gone and exits within seconds instead of finishing (or hanging in) the case.
-    Kept: the results file is valid and holds every case finished before the kill (resuming is tried by the SIGINT/SIGTERM test)."""
+    Kept: the results file is valid and holds every case finished before the kill."""
     # Two scenarios: n=1 (nap alone) is finished and saved before n=2 (nap and stuck) starts.
     snippets = _topic(tmp_path, [1, 2], {"nap": "nap", "stuck": "stuck"}, timeout_s=600,
                       exclude=[{"n": 1, "variant": "stuck"}])

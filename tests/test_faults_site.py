@@ -133,7 +133,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Complete
 def test_site_builds_with_bad_results_files(built: tuple[subprocess.CompletedProcess[str], str, Path]) -> None:
     """Fault: results files that are malformed JSON, of an unknown schema version, with NaN or negative times, missing a field, with a 400-digit integer, or nested 200,000 levels deep, beside valid ones, at site build time.
     Happens: `mkdocs build --strict` still passes; the page shows a box listing each skipped file with the field at fault.
-    Kept: the valid runners' tables and claims are drawn as if the bad files were absent; the store's own checks are test_store.py::test_bad_fixture_names_file_and_field and ::test_load_dir_keeps_good_files_despite_bad_ones."""
+    Kept: the valid runners' tables and claims are drawn as if the bad files were absent.
+    Also: test_store.py::test_bad_fixture_names_file_and_field test_store.py::test_load_dir_keeps_good_files_despite_bad_ones"""
     proc, html, _ = built
     assert proc.returncode == 0, proc.stderr[-3000:]
     items = re.findall(r"<li>(.*?)</li>", html)
@@ -148,8 +149,9 @@ def test_site_builds_with_bad_results_files(built: tuple[subprocess.CompletedPro
 
 def test_metadata_markup_is_rendered_as_text(built: tuple[subprocess.CompletedProcess[str], str, Path]) -> None:
     """Fault: a results file whose runner description, contributor and CPU name are HTML and script ("<script>alert(...)</script>", an <img onerror>).
-    Happens: the built page shows them as text (escaped); no script or img element from data reaches the HTML. Unit-level: test_render.py::test_markup_in_data_is_escaped.
-    Kept: the runner and its results are still shown."""
+    Happens: the built page shows them as text (escaped); no script or img element from data reaches the HTML.
+    Kept: the runner and its results are still shown.
+    Also: test_render.py::test_markup_in_data_is_escaped"""
     proc, html, _ = built
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "&lt;script&gt;alert(&#x27;tfperf&#x27;)&lt;/script&gt;" in html
@@ -214,7 +216,7 @@ def bad_topics(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Com
 def test_a_bad_topic_yaml_or_snippet_gets_an_error_box_and_fails_strict_with_its_cause(
         bad_topics: tuple[subprocess.CompletedProcess[str], str, Path]) -> None:
     """Fault: at site build time, a topic YAML with `budget_s: fast` and a topic whose snippet holds a non-UTF-8 byte (included in the page with `--8<--`).
-    Happens: `mkdocs build --strict` fails without a traceback, and its warnings are one line per topic naming the file, the key path and the cause (it used to fail on "no topic 'xla_jit' in the snippets", or with a UnicodeDecodeError); each topic's blocks show one box with the same error, and the include line says the snippet is not shown.
+    Happens: `mkdocs build --strict` fails without a traceback, and its warnings are one line per topic naming the file, the key path and the cause; each topic's blocks show one box with the same error, and the include line says the snippet is not shown.
     Kept: the page is still built: the other blocks and the results files are drawn; nothing of the broken topics is drawn as if they had no claims."""
     proc, html, snippets = bad_topics
     assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]

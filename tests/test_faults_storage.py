@@ -73,7 +73,7 @@ def test_a_full_disk_ends_the_run_with_one_line_naming_the_file_and_the_scenario
 
 def test_a_full_disk_ends_a_merge_with_one_line_and_the_target_unchanged(tmp_path: Path) -> None:
     """Fault: `tfperf merge` cannot write the merged target (a full disk; here a file-size limit just above the stored file).
-    Happens: it says what it merged and ends with one line, `tfperf: error: <target>: (file): cannot write: File too large`, exit status 2, no traceback (it used to end with an OSError traceback).
+    Happens: it says what it merged and ends with one line, `tfperf: error: <target>: (file): cannot write: File too large`, exit status 2, no traceback.
     Kept: the target byte for byte; no temp file is left."""
     target = store.results_path(tmp_path / "data", "box", "quick")
     store.write_atomic(target, make_doc("box", "quick", results=[make_result(0, runner="box")]))
@@ -91,7 +91,7 @@ def test_a_full_disk_ends_a_merge_with_one_line_and_the_target_unchanged(tmp_pat
 def test_a_read_only_folder_ends_run_and_merge_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """Fault: nothing can be created in the results folder (mode 0555; for root, the immutable attribute) when `tfperf run` starts and when `tfperf merge` writes.
-    Happens: the run stops before measuring anything with one line naming the file it could not create (`<file>.claims: (file): cannot write: Permission denied`), the merge with one line naming its target's lock; exit status 2, no traceback (both used to end with an OSError traceback).
+    Happens: the run stops before measuring anything with one line naming the file it could not create (`<file>.claims: (file): cannot write: Permission denied`), the merge with one line naming its target's lock; exit status 2, no traceback.
     Kept: the stored results file byte for byte."""
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("a scenario was measured")
@@ -124,8 +124,8 @@ def _ctrl_c_as_in_a_terminal() -> None:
 @pytest.mark.parametrize("delay_s", [0.1, 0.2, 0.3, 0.45])
 def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, delay_s: float) -> None:
     """Fault: SIGINT (Ctrl-C) in the first half second of `tfperf run`, while it imports the stages and loads the topics, before it measures anything.
-    Happens: exit status 130 and one line, `tfperf: interrupted`, never a KeyboardInterrupt traceback (it used to print one in the first 0.3 s).
-    Kept: the results file byte for byte (once measuring, test_faults_signals.py shows the run keeping what it measured)."""
+    Happens: exit status 130 and one line, `tfperf: interrupted`, never a KeyboardInterrupt traceback.
+    Kept: the results file byte for byte."""
     for i in range(80):                         # loading these keeps the run busy past the last signal
         _topic(tmp_path / "snippets", f"t{i}", profile="full")
     path = store.results_path(tmp_path / "data", "box", "quick")
@@ -146,7 +146,7 @@ def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, dela
 
 def test_a_merge_into_the_file_a_run_is_writing_does_not_stop_the_run(tmp_path: Path) -> None:
     """Fault: `tfperf merge` of an artifact holding ok results of the same cases and keys into the results file that a `tfperf run` is writing, while it measures.
-    Happens: the run goes on to the end (exit 0): it says that another process stored results of the scenario it was measuring and that both are kept, and skips the scenarios it finds stored since; it used to refuse its scenario ("already has an ok result") and stop.
+    Happens: the run goes on to the end (exit 0): it says that another process stored results of the scenario it was measuring and that both are kept, and skips the scenarios it finds stored since.
     Kept: every record of the artifact and every result the run measured."""
     n = 4
     _topic(tmp_path / "snippets", "shared", n)

@@ -54,9 +54,9 @@ def _reject(tmp_path: Path, doc: dict[str, Any] | str, field: str, words: str) -
 @pytest.mark.parametrize("name", sorted(CRASHERS))
 def test_crashing_files_are_rejected_by_validate_and_merge_beside_a_good_one(
         tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Fault: a results file whose median is a 400-digit integer, or whose array nests 200,000 levels deep (they used to raise OverflowError and RecursionError out of `tfperf validate` and `tfperf merge`).
+    """Fault: a results file whose median is a 400-digit integer, or whose array nests 200,000 levels deep.
     Happens: `validate` prints one line naming the file and exits 1; `merge` rejects that file by name and merges the good artifact given beside it.
-    Kept: the good artifact's records are merged; the bad file is never parsed past the limit (MAX_INT_DIGITS, MAX_DEPTH in store/files.py)."""
+    Kept: the good artifact's records are merged; the bad file is never parsed past the limits (integers of 18 digits, 32 levels of nesting)."""
     bad = tmp_path / "incoming" / name
     bad.parent.mkdir()
     bad.write_text(CRASHERS[name](), encoding="utf-8")
@@ -146,7 +146,7 @@ def test_committed_results_pass_the_stricter_checks() -> None:
 def test_any_other_exception_while_checking_a_file_names_the_file(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Fault: a file that trips an unforeseen exception somewhere in migration or validation (stood in for by a KeyError).
-    Happens: `load` turns it into one error naming the file ("could not be checked (KeyError: ...)"); validate, merge and the site build treat it like any bad file.
+    Happens: loading turns it into one error naming the file ("could not be checked (KeyError: ...)"); validate, merge and the site build treat it like any bad file.
     Kept: the other files."""
     def broken(doc: Any, path: str) -> Any:
         raise KeyError("environments")

@@ -139,7 +139,7 @@ def test_the_box_sets_the_quoted_figure_beside_todays_with_credit_and_link(tmp_p
     assert '<a href="https://example.org/questions/1/" rel="noopener">“Is the fast way fast?”</a>' in html
     assert "(Example Answers, CC BY-SA 4.0)" in html
     assert "<code>fast()</code> was 3× faster" in html and 'title="“3.0 sec … 1.0 sec”"' in html
-    assert "<em>“A blog post”</em> (address not recorded)" in html
+    assert "<strong>2020-01-02</strong>, <em>“A blog post”</em>: " in html and "not recorded" not in html
     # Today's side on each runner: its hardware and release, the verdict's badge and the finding
     # in the words (and with the marks) the claims table uses for the same claim and runner.
     a = claim_answer(ds, TOPIC, "fast_beats_default")

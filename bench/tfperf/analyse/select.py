@@ -85,7 +85,8 @@ def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo]
         elif m.key.get("snippet_hash") != topic.snippet_hash:
             reasons.append("the snippet or its case grid changed since")
         if str(m.key.get("harness_version")) != str(harness_version):
-            reasons.append(f"measured by harness version {m.key.get('harness_version')}, now {harness_version}")
+            reasons.append(f"the harness changed since (it measured with version {m.key.get('harness_version')}, "
+                           f"this is {harness_version})")
         m.stale = bool(reasons)
         m.stale_reason = "; ".join(reasons) or None
 

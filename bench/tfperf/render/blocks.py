@@ -356,6 +356,20 @@ def _keras_in_use(in_use: dict[str, list[str]], versions: Mapping[str, object]) 
                      else f"Keras {v}" for v in used)
 
 
+_OS_NAMES = {"Darwin": "macOS"}
+
+
+def os_name(env: Mapping[str, Any]) -> str:
+    """"Linux (x86_64)": the operating system a runner's record names, and its architecture.
+    The record says ``platform.system()`` and ``platform.release()``; a kernel's release (a
+    VM's build string, or Darwin's) tells a reader nothing, but Windows' release is its version."""
+    system, _, release = str(env.get("os") or "").strip().partition(" ")
+    if not system:
+        return "–"
+    name = _OS_NAMES.get(system, system) + (f" {release}" if system == "Windows" and release else "")
+    return f"{name} ({env['machine']})" if env.get("machine") else name
+
+
 def block_runners(d: Directive, ctx: Context) -> Markup:
     ds = ctx.ds
     if not ds.runners:
@@ -375,7 +389,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["memory", f"{env['memory_bytes'] / 2**30:.1f} GiB" if env.get("memory_bytes") else "–"],
             ["instruction sets", isa], ["GPU", gpus],
             ["CUDA / cuDNN", f"{env.get('cuda') or '–'} / {env.get('cudnn') or '–'}"],
-            ["OS", env.get("os", "–")], ["Python", env.get("python", "–")],
+            ["OS", os_name(env)], ["Python", env.get("python", "–")],
             ["TensorFlow", versions.get("tensorflow") or "–"],
             ["Keras used by the worker processes", _keras_in_use(in_use, versions)],
             ["NumPy", versions.get("numpy") or "–"],

@@ -26,12 +26,11 @@ def code_spans(text: str) -> Markup:
 
 def credit(origin: Origin) -> Markup:
     """The source named and credited: its title (linked when its address is known), its
-    publisher and licence."""
+    publisher and licence. A source without an address is named by its title alone, with
+    the date the line starts with."""
     title = f"“{origin.title}”"
     named = link(origin.url, title, rel="noopener") if origin.url else element("em", title)
     extra = [x for x in (origin.publisher, origin.licence) if x]
-    if not origin.url:
-        extra.append("address not recorded")
     return join([named, f" ({', '.join(extra)})" if extra else ""])
 
 
