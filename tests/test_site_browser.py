@@ -228,10 +228,12 @@ def test_search_finds_a_topic(server: str, browser) -> None:  # type: ignore[no-
 def test_no_external_url_in_html(built_site: Path) -> None:
     """Nothing the browser would load from another host: no src=, <link href=>, import()
     or url() to one. A link the reader may follow (<a href>, e.g. the Stack Overflow
-    question a history box quotes, which its CC BY-SA licence asks to credit) loads nothing."""
+    question a history box quotes, which its CC BY-SA licence asks to credit) loads nothing,
+    and neither does the page's canonical address (<link rel="canonical">, from site_url)."""
     import re
 
-    bad = re.compile(r"""\bsrc\s*=\s*["']?(?:https?:)?//|<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?//"""
+    bad = re.compile(r"""\bsrc\s*=\s*["']?(?:https?:)?//"""
+                     r"""|<link\b(?![^>]*\brel=["']?canonical\b)[^>]*\bhref\s*=\s*["']?(?:https?:)?//"""
                      r"""|import\(\s*["']https?://|url\(\s*["']?https?://""")
     hits = [f"{p.relative_to(built_site)}: {m.group(0)}" for p in built_site.rglob("*.html")
             for m in bad.finditer(p.read_text(encoding="utf-8"))]

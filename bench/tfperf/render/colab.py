@@ -99,6 +99,14 @@ def colab_config(config: Mapping[str, Any], path: str = "mkdocs.yml", env: Mappi
     return Colab(repo.owner, repo.repo, branch, nb_path, repo.source)
 
 
+def github_repository(config: Mapping[str, Any], path: str = "mkdocs.yml", env: Mapping[str, str] | None = None,
+                      root: Path | None = None) -> tuple[str, str, str] | None:
+    """``(owner, repo, where it was found)`` of the GitHub repository the site is built from,
+    from the same sources in the same order as the Colab link; None when none is known."""
+    repo = _from_env(env or {}) or _from_repo_url(config, path, asked=False) or _from_git(root)
+    return None if repo is None else (repo.owner, repo.repo, repo.source)
+
+
 def _where(config: Mapping[str, Any], path: str) -> dict[str, str] | None:
     """``extra.tfperf.colab_notebooks``, checked (None when not set)."""
     extra = config.get("extra") or {}
