@@ -8,6 +8,10 @@ seconds; the sample's value is ``FAKE_WORKER_SECONDS`` (default 0.001). With
 ``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file,
 and each prepare a JSON line (with the output-check fields it was sent) to ``<log>.prepare``.
 Tasks whose id ends with ``FAKE_WORKER_NOISY`` get samples scattered by +-50%.
+A case of a per-request arrival pattern (its task's ``arrival``) is prepared with a
+back-to-back time per call of ``FAKE_WORKER_SECONDS`` and answers each block with one
+latency per request (``FAKE_WORKER_SECONDS`` times the request's number in the block);
+with ``FAKE_WORKER_LOG`` set, each Poisson schedule is appended to ``<log>.schedule``.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def main() -> int:
     # FAKE_WORKER_UNAVAILABLE='{"flavor": "x"}': every case of that settings group is "unavailable"
     unavailable = json.loads(os.environ.get("FAKE_WORKER_UNAVAILABLE", "null")) == job["settings"]
     rng = random.Random(os.getpid())
+    arrivals: dict[str, dict] = {}          # task id -> its per-request pattern
     while (cmd := read_command(sys.stdin)) is not None:
         kind = cmd["cmd"]
         if kind == "prepare":
@@ -64,7 +69,13 @@ def main() -> int:
                     **copy.deepcopy(template), "status": "unavailable", "error": "fake: not in this TensorFlow",
                     "timing": None, "first_call_s": None, "warmup": None, "output": None}})
                 continue
-            send({"type": "prepared", "id": cmd["task"]["id"], "result": copy.deepcopy(template)})
+            result = copy.deepcopy(template)
+            if "arrival" in task:
+                arrival = {**task["arrival"], "service_s": value}
+                if arrival["pattern"] == "poisson":
+                    arrival["rate_per_s"] = arrival["rate"] / value
+                arrivals[task["id"]] = result["arrival"] = arrival
+            send({"type": "prepared", "id": cmd["task"]["id"], "result": result})
         elif kind == "sample":
             t0 = time.monotonic()
             time.sleep(delay)
@@ -74,7 +85,16 @@ def main() -> int:
                 with open(log + ".warm", "a") as fh:
                     fh.write(f"{os.getpid()} {int(bool(cmd.get('warm')))}\n")
             spread = rng.uniform(0.5, 1.5) if noisy and cmd["id"].endswith(noisy) else 1.0
-            send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
+            arrival = arrivals.get(cmd["id"])
+            if arrival is None:
+                send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
+                continue
+            if log and "schedule" in cmd:
+                with open(log + ".schedule", "a") as fh:
+                    fh.write(json.dumps({"id": cmd["id"], "schedule": cmd["schedule"]}) + "\n")
+            latencies = [value * spread * (i + 1) for i in range(arrival["requests"])]
+            send({"type": "sample", "id": cmd["id"], "seconds": sorted(latencies)[len(latencies) // 2],
+                  "latencies": latencies})
         elif kind == "release":
             send({"type": "released", "id": cmd["id"]})
             if die_once and not os.path.exists(die_once):

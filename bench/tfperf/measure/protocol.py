@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ..arrival import ArrivalRecord
     from ..store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
     from ..topic_schema import CategoryRule
 
@@ -89,6 +90,7 @@ class CaseTask(_CaseTaskRequired, total=False):
 
     save_reference: str                # this case is the scenario's output reference: save it here
     compare_with: CompareWith          # check against the reference another worker saved
+    arrival: ArrivalRecord             # a per-request pattern (its declared fields); absent: back to back
 
 
 class BreakdownTask(CaseTask):
@@ -106,10 +108,14 @@ class PrepareCommand(TypedDict):
     task: CaseTask
 
 
-class SampleCommand(TypedDict):
+class _SampleCommandRequired(TypedDict):
     cmd: Literal["sample"]
     id: str
     warm: bool                         # the block before ran in another process
+
+
+class SampleCommand(_SampleCommandRequired, total=False):
+    schedule: list[float]              # poisson: the block's arrival times, seconds from its start
 
 
 class ReleaseCommand(TypedDict):
@@ -134,7 +140,7 @@ class PrepareTiming(TypedDict):
     inner_loops: int
 
 
-class WorkerResult(TypedDict):
+class _WorkerResultRequired(TypedDict):
     """A case as its worker prepared it: the parent adds the case's identity and, once
     sampled, its timing (``scenario.record``)."""
 
@@ -149,6 +155,10 @@ class WorkerResult(TypedDict):
     started_at: str
     finished_at: str
     duration_s: float
+
+
+class WorkerResult(_WorkerResultRequired, total=False):
+    arrival: ArrivalRecord             # a per-request pattern: as declared, with its back-to-back time per call
 
 
 class BreakdownResult(TypedDict):
@@ -174,10 +184,14 @@ class Prepared(TypedDict):
     result: WorkerResult
 
 
-class Sampled(TypedDict):
+class _SampledRequired(TypedDict):
     type: Literal["sample"]
     id: str
-    seconds: float                     # per call, over one sample block
+    seconds: float                     # per call, over one sample block; per request: the block's median latency
+
+
+class Sampled(_SampledRequired, total=False):
+    latencies: list[float]             # per-request patterns: every request's latency, in order
 
 
 class SampleFailed(TypedDict):
