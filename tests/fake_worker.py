@@ -8,10 +8,10 @@ seconds; the sample's value is ``FAKE_WORKER_SECONDS`` (default 0.001). With
 ``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file,
 and each prepare a JSON line (with the output-check fields it was sent) to ``<log>.prepare``.
 Tasks whose id ends with ``FAKE_WORKER_NOISY`` get samples scattered by +-50%.
-A case of a per-request arrival pattern (its task's ``arrival``) is prepared with a
-back-to-back time per call of ``FAKE_WORKER_SECONDS`` and answers each block with one
-latency per request (``FAKE_WORKER_SECONDS`` times the request's number in the block);
-with ``FAKE_WORKER_LOG`` set, each Poisson schedule is appended to ``<log>.schedule``.
+A case of a per-request arrival pattern (its task's ``arrival``) answers each block with
+one latency per request (``FAKE_WORKER_SECONDS`` times the request's number in the block),
+and a back-to-back block when asked; with ``FAKE_WORKER_LOG`` set, each Poisson schedule is
+appended to ``<log>.schedule``.
 """
 
 from __future__ import annotations
@@ -69,13 +69,9 @@ def main() -> int:
                     **copy.deepcopy(template), "status": "unavailable", "error": "fake: not in this TensorFlow",
                     "timing": None, "first_call_s": None, "warmup": None, "output": None}})
                 continue
-            result = copy.deepcopy(template)
             if "arrival" in task:
-                arrival = {**task["arrival"], "service_s": value}
-                if arrival["pattern"] == "poisson":
-                    arrival["rate_per_s"] = arrival["rate"] / value
-                arrivals[task["id"]] = result["arrival"] = arrival
-            send({"type": "prepared", "id": cmd["task"]["id"], "result": result})
+                arrivals[task["id"]] = task["arrival"]
+            send({"type": "prepared", "id": cmd["task"]["id"], "result": copy.deepcopy(template)})
         elif kind == "sample":
             t0 = time.monotonic()
             time.sleep(delay)
@@ -86,7 +82,7 @@ def main() -> int:
                     fh.write(f"{os.getpid()} {int(bool(cmd.get('warm')))}\n")
             spread = rng.uniform(0.5, 1.5) if noisy and cmd["id"].endswith(noisy) else 1.0
             arrival = arrivals.get(cmd["id"])
-            if arrival is None:
+            if arrival is None or cmd.get("back_to_back"):
                 send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
                 continue
             if log and "schedule" in cmd:

@@ -194,15 +194,14 @@ def _task(tmp_path: Path, arrival: Arrival) -> dict[str, Any]:
             "reference_id": None, **({"arrival": arrival.record()} if arrival.per_request else {})}
 
 
-def test_the_worker_prepares_and_samples_a_poisson_case(tmp_path: Path) -> None:
+def test_the_worker_samples_a_poisson_case(tmp_path: Path) -> None:
     w = Worker(channel=None)
     task = _task(tmp_path, Arrival(Pattern.POISSON, rate=0.5, requests=8))
     res = w.prepare(task)
     assert res["status"] == "ok", res["error"]
-    got = res["arrival"]
-    assert got["id"] == "poisson-0.5" and got["requests"] == 8 and got["service_s"] > 0
-    assert got["rate_per_s"] == pytest.approx(0.5 / got["service_s"])
-    seconds, latencies = w.sample(task["id"], schedule=schedule("s", 0, 8, mean_gap(got)))
+    service, none = w.sample(task["id"], back_to_back=True)          # the parent's calibration block
+    assert none is None and service > 0
+    seconds, latencies = w.sample(task["id"], schedule=schedule("s", 0, 8, service / 0.5))
     assert latencies is not None and len(latencies) == 8 and all(x > 0 for x in latencies)
     assert seconds == statistics.median(latencies)
     with pytest.raises(ValueError, match="no schedule"):
@@ -212,12 +211,13 @@ def test_the_worker_prepares_and_samples_a_poisson_case(tmp_path: Path) -> None:
 def test_the_worker_samples_an_idle_case_and_a_back_to_back_one(tmp_path: Path) -> None:
     w = Worker(channel=None)
     idle = _task(tmp_path, Arrival(Pattern.IDLE, gap_s=0.001, requests=5))
-    assert w.prepare(idle)["arrival"]["gap_s"] == 0.001
+    assert w.prepare(idle)["status"] == "ok"
     _, latencies = w.sample(idle["id"])
     assert latencies is not None and len(latencies) == 5
     plain = _task(tmp_path, Arrival())
     plain["id"] = "t/n=1/default/f#plain"
-    res = w.prepare(plain)
-    assert "arrival" not in res
+    w.prepare(plain)
     seconds, none = w.sample(plain["id"])
     assert none is None and seconds > 0
+    w.release(idle["id"])
+    assert idle["id"] not in w.arrivals

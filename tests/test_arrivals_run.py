@@ -15,6 +15,7 @@ import pytest
 
 from tfperf import stats, store
 from tfperf.measure.orchestrate import RunOptions, plan, run
+from tfperf.measure.scenario import CALIBRATION_ROUNDS
 
 TESTS = Path(__file__).resolve().parent
 ROUNDS = 6
@@ -103,6 +104,18 @@ def test_the_aa_pair_of_each_pattern_has_its_p99_ratio(measured: tuple[RunOption
     idle = noise["t/n=1/default/a@idle-1ms"]
     assert idle["arrival"] == "idle-1ms" and len(idle["latencies"]) == ROUNDS
     assert idle["ratio"] == 1.0 and idle["p99"] == {"ratio": 1.0, "ci_low": 1.0, "ci_high": 1.0, "rel_noise": 0.0}
+
+
+def test_each_rate_is_calibrated_side_by_side_first(measured: tuple[RunOptions, Path]) -> None:
+    """Before a pattern's rounds, every case takes back-to-back blocks in interleaved
+    rounds (not the A/A slot): the throughput its rate is a fraction of."""
+    opts, _ = measured
+    blocks = [line.split() for line in (opts.data_root.parent / "blocks.log").read_text().splitlines()]
+    poisson = [b[-3] for b in blocks if b[-3].endswith("@poisson-0.5")]
+    calibration = poisson[:2 * CALIBRATION_ROUNDS]
+    assert Counter(calibration) == {"t/n=1/default/a@poisson-0.5": CALIBRATION_ROUNDS,
+                                    "t/n=1/default/b@poisson-0.5": CALIBRATION_ROUNDS}
+    assert len(poisson) == 2 * CALIBRATION_ROUNDS + 3 * ROUNDS
 
 
 def test_the_blocks_of_a_round_share_their_poisson_draws(measured: tuple[RunOptions, Path]) -> None:

@@ -474,8 +474,8 @@ def test_a_pattern_scenario_has_the_budget_for_its_minimum_rounds_of_blocks() ->
     tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key="g", arrival=idle)) for i in range(2)]
     run = ScenarioRun(None, tasks, tasks[0], RoundRule(budget_s=1.0, min_rounds=10), "seed", [],  # type: ignore[arg-type]
                       on_progress=lambda *a: None)
-    run.prepared = {t.id: {"arrival": {**idle.record(), "service_s": 0.001 * (i + 1)}}  # type: ignore[typeddict-item]
-                    for i, t in enumerate(tasks)}
+    run.prepared = {t.id: {} for t in tasks}  # type: ignore[misc]
+    run.arrival_records = {t.id: {**idle.record(), "service_s": 0.001 * (i + 1)} for i, t in enumerate(tasks)}
     run._scale_budget()
     # t0 twice (its A/A block) at 20 x 11 ms, t1 at 20 x 12 ms, each after one untimed call.
     assert run.rule.budget_s == pytest.approx(10 * (2 * (20 * 0.011 + 0.001) + 20 * 0.012 + 0.002))

@@ -116,6 +116,7 @@ class _SampleCommandRequired(TypedDict):
 
 class SampleCommand(_SampleCommandRequired, total=False):
     schedule: list[float]              # poisson: the block's arrival times, seconds from its start
+    back_to_back: bool                 # a per-request pattern's case: a block of calls timed together instead
 
 
 class ReleaseCommand(TypedDict):
@@ -140,7 +141,7 @@ class PrepareTiming(TypedDict):
     inner_loops: int
 
 
-class _WorkerResultRequired(TypedDict):
+class WorkerResult(TypedDict):
     """A case as its worker prepared it: the parent adds the case's identity and, once
     sampled, its timing (``scenario.record``)."""
 
@@ -155,10 +156,6 @@ class _WorkerResultRequired(TypedDict):
     started_at: str
     finished_at: str
     duration_s: float
-
-
-class WorkerResult(_WorkerResultRequired, total=False):
-    arrival: ArrivalRecord             # a per-request pattern: as declared, with its back-to-back time per call
 
 
 class BreakdownResult(TypedDict):

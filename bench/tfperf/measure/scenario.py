@@ -64,6 +64,7 @@ from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
 # about 9 bytes each, so a result of 15 rounds of 50 requests adds some 7 KB.
 LATENCY_DIGITS = 4
 MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
+CALIBRATION_ROUNDS = 7       # back-to-back blocks per case before a per-request pattern's rounds
 
 
 @dataclass
@@ -140,6 +141,7 @@ class ScenarioRun:
         self.reference_file = Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz"  # set by run()
         self.output_reference: Task | None = None    # whose output the other groups check against
         self.arrival = baseline.case.arrival         # the scenario's pattern: every case's
+        self.arrival_records: dict[str, ArrivalRecord] = {}   # task id -> its pattern, as stored (_calibrate)
 
     # -- workers ----------------------------------------------------------------------------
     def _worker(self, task: Task) -> WorkerHandle:
@@ -274,6 +276,7 @@ class ScenarioRun:
             if task.id not in self.failed:
                 self._prepare(task)
         by_id = {t.id: t for t in self.tasks}
+        self._calibrate(by_id)
         self._scale_budget()
         rounds = Rounds(baseline=self.baseline.id)
         stopped_by, t_rounds = "no_rounds", time.monotonic()
@@ -289,17 +292,11 @@ class ScenarioRun:
                     continue                          # failed earlier in this round
                 warm = slot.group != last_group
                 last_group = slot.group
-                try:
-                    msg = self._ask(task, self._sample_command(task, warm, index), task.case.timeout_s)
-                except WorkerGone as gone:
+                msg = self._block(task, self._sample_command(task, warm, index), f"in round {index + 1}")
+                if msg is None:
                     self._drop(rounds, task)
-                    self._gone(task, gone, f"in round {index + 1}")
-                    continue
-                if msg.get("type") == "sample":
-                    self._add(rounds, index, slot.name, cast(Sampled, msg))
                 else:
-                    self._drop(rounds, task)
-                    self._fail(task, "error", str(msg.get("error")))
+                    self._add(rounds, index, slot.name, msg)
             why = self.rule.stop(rounds, time.monotonic() - t_rounds)
             if why:
                 stopped_by = why
@@ -318,11 +315,51 @@ class ScenarioRun:
         self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
         return self.out
 
+    def _block(self, task: Task, cmd: SampleCommand, where: str) -> Sampled | None:
+        """One sample command to the task's worker and its answer; None when the case
+        failed there (it is then failed, and its worker started again if it died)."""
+        try:
+            msg = self._ask(task, cmd, task.case.timeout_s)
+        except WorkerGone as gone:
+            self._gone(task, gone, where)
+            return None
+        if msg.get("type") == "sample":
+            return cast(Sampled, msg)
+        self._fail(task, "error", str(msg.get("error")))
+        return None
+
+    def _calibrate(self, by_id: dict[str, Task]) -> None:
+        """Under a per-request pattern, each case's back-to-back time per call (the
+        throughput a Poisson rate is a fraction of): the median of ``CALIBRATION_ROUNDS``
+        back-to-back blocks, in interleaved rounds as the measurement's own, so that a
+        drift of the machine's speed moves every case's rate alike (timed apart, in the
+        run that showed it, two cases' times varied by up to 3x from one to the next)."""
+        if not self.arrival.per_request:
+            return
+        times: dict[str, list[float]] = {}
+        last_group: str | None = None
+        for index in range(CALIBRATION_ROUNDS):
+            for slot in round_order([s for s in self.slots() if not s.aa], f"{self.seed}/calibration", index):
+                task = by_id[slot.task]
+                if task.id not in self.prepared:
+                    continue
+                warm, last_group = slot.group != last_group, slot.group
+                cmd: SampleCommand = {"cmd": "sample", "id": task.id, "warm": warm, "back_to_back": True}
+                msg = self._block(task, cmd, f"in calibration round {index + 1}")
+                if msg is not None:
+                    times.setdefault(task.id, []).append(float(msg["seconds"]))
+        for task_id, got in times.items():
+            if task_id in self.prepared:
+                record: ArrivalRecord = {**self.arrival.record(), "service_s": stats.median(got)}
+                if self.arrival.pattern is Pattern.POISSON:
+                    record["rate_per_s"] = self.arrival.rate / record["service_s"]
+                self.arrival_records[task_id] = record
+
     def _sample_command(self, task: Task, warm: bool, index: int) -> SampleCommand:
         """One block of round ``index``: back to back, or a block of requests; a Poisson
         block with its arrival times, the round's draws at this case's own rate."""
         cmd: SampleCommand = {"cmd": "sample", "id": task.id, "warm": warm}
-        record = self.prepared[task.id].get("arrival")
+        record = self.arrival_records.get(task.id)
         if self.arrival.pattern is Pattern.POISSON and record is not None:
             cmd["schedule"] = arrivals.schedule(self.seed, index, self.arrival.block, arrivals.mean_gap(record))
         return cmd
@@ -352,7 +389,7 @@ class ScenarioRun:
             self.rule = replace(self.rule, budget_s=self.rule.budget_s * live / planned)
         if self.arrival.per_request:
             blocks = [arrivals.block_seconds(record) for slot in self.slots()
-                      if (record := self.prepared[slot.task].get("arrival")) is not None]
+                      if (record := self.arrival_records.get(slot.task)) is not None]
             self.rule = replace(self.rule, budget_s=max(self.rule.budget_s, self.rule.min_rounds * sum(blocks)))
 
     def _drop(self, rounds: Rounds, task: Task) -> None:
@@ -400,7 +437,7 @@ class ScenarioRun:
                     self.on_progress(task.id, True)
             res["interleave"] = self._interleave()
             if self.arrival.per_request:      # failed too: its case id names the pattern
-                res["arrival"] = cast(ArrivalRecord, res.get("arrival") or self.arrival.record())
+                res["arrival"] = self.arrival_records.get(task.id) or self.arrival.record()
             self.out.results.append(record(task, res, env))
         aa = rounds.ratio(self.baseline.id, self.baseline.id + AA_SUFFIX)
         if aa is not None:

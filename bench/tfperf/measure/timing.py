@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..budget import Budget
-from ..stats import median, summarize
+from ..stats import summarize
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -110,12 +110,6 @@ def block(call: Callable[[], Any], loops: int, clock: Clock = time.perf_counter,
     if loops >= 4 or (warm and call_s < WARM_LIMIT_S):
         call()
     return _loop(call, loops, clock) / loops
-
-
-def service_time(call: Callable[[], Any], loops: int, clock: Clock = time.perf_counter, blocks: int = 5) -> float:
-    """The back-to-back time per call of a prepared case: the median of ``blocks`` blocks
-    (:func:`block`). A Poisson pattern's rate is a fraction of its inverse."""
-    return median([block(call, loops, clock) for _ in range(blocks)])
 
 
 # The last stretch of a wait is spent reading the clock instead of sleeping: a sleep ends

@@ -20,7 +20,8 @@ then reads commands from stdin, one JSON object per line, and answers each:
         ``warm``: the block before ran in another process (see timing.block). A case of a
         per-request arrival pattern (its task's ``arrival``) takes a block of requests
         instead (timing.idle_block; timing.open_loop_block at the command's ``schedule``)
-        and answers with every request's ``latencies`` and their median as ``seconds``
+        and answers with every request's ``latencies`` and their median as ``seconds``;
+        with ``"back_to_back": true`` it takes a block of calls all the same
     {"cmd": "release", "id": ...}      -> {"type": "released", "id": ...}
     {"cmd": "breakdown", "task": {...}} -> {"type": "breakdown", ...} or "breakdown_failed"
 
@@ -50,7 +51,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..arrival import Arrival, ArrivalRecord, Pattern
+from ..arrival import Arrival, Pattern
 from ..budget import Budget
 from ..stats import median
 from . import availability, envinfo, machine, outputs, sampling
@@ -68,7 +69,7 @@ from .protocol import (
     SampleCommand,
     WorkerResult,
 )
-from .timing import Timing, block, idle_block, open_loop_block, prepare, service_time
+from .timing import Timing, block, idle_block, open_loop_block, prepare
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -212,7 +213,7 @@ class Worker:
             res["output"] = self._check_output(case, timing)
             timing.first_output = None
             if "arrival" in case:
-                res["arrival"] = self._arrival(case["id"], case["arrival"], call, timing)
+                self.arrivals[case["id"]] = Arrival.of(case["arrival"])
             self.ready[case["id"]] = (call, timing)
         except BaseException as exc:  # a failing case is a result, not a crash
             if isinstance(exc, KeyboardInterrupt):
@@ -264,24 +265,13 @@ class Worker:
             self.saved[path] = outputs.load(Path(path))
         return self.saved[path]
 
-    def _arrival(self, task_id: str, declared: ArrivalRecord, call: Callable[[], Any], timing: Timing) -> ArrivalRecord:
-        """A per-request pattern as the result stores it: as declared, with the case's
-        back-to-back time per call (and, for Poisson, the rate per second it makes)."""
-        arrival = Arrival.of(declared)
-        service = service_time(call, timing.inner_loops)
-        out: ArrivalRecord = {**arrival.record(), "service_s": service}
-        if arrival.pattern is Pattern.POISSON:
-            out["rate_per_s"] = arrival.rate / service
-        self.arrivals[task_id] = arrival
-        return out
-
-    def sample(self, task_id: str, warm: bool = False,
-               schedule: list[float] | None = None) -> tuple[float, list[float] | None]:
-        """One block of a prepared case: seconds per call (back to back); or, for a
-        per-request pattern, the median latency and every request's latency."""
+    def sample(self, task_id: str, warm: bool = False, schedule: list[float] | None = None,
+               back_to_back: bool = False) -> tuple[float, list[float] | None]:
+        """One block of a prepared case: seconds per call (back to back, or asked for); or,
+        for a per-request pattern, the median latency and every request's latency."""
         call, timing = self.ready[task_id]
         arrival = self.arrivals.get(task_id)
-        if arrival is None:
+        if arrival is None or back_to_back:
             call_s = timing.warmup_s / timing.warmup_calls if timing.warmup_calls else 0.0
             return block(call, timing.inner_loops, warm=warm, call_s=call_s), None
         if arrival.pattern is Pattern.IDLE:
@@ -448,7 +438,8 @@ def serve(worker: Worker, channel: Channel, cmd: Command) -> None:
     elif kind == "sample":
         sample = cast(SampleCommand, cmd)
         try:
-            seconds, latencies = worker.sample(sample["id"], bool(sample.get("warm")), sample.get("schedule"))
+            seconds, latencies = worker.sample(sample["id"], bool(sample.get("warm")), sample.get("schedule"),
+                                               bool(sample.get("back_to_back")))
         except Exception as exc:  # noqa: BLE001 - a case failing in its steady state is data
             worker.release(sample["id"])
             channel.send({"type": "sample_failed", "id": sample["id"], "error": _error_text(exc)})
