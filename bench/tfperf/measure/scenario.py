@@ -61,7 +61,7 @@ from .protocol import (
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
 
 # A request's latency is stored to 4 significant digits (0.01%, far inside any interval):
-# about 9 bytes each, so a result of 15 rounds of 50 requests adds some 7 KB.
+# about 10 bytes each in the file, so a result of 15 rounds of 50 requests adds some 7.5 KB.
 LATENCY_DIGITS = 4
 MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
 CALIBRATION_ROUNDS = 7       # back-to-back blocks per case before a per-request pattern's rounds
