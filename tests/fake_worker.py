@@ -8,6 +8,10 @@ seconds; the sample's value is ``FAKE_WORKER_SECONDS`` (default 0.001). With
 ``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file,
 and each prepare a JSON line (with the output-check fields it was sent) to ``<log>.prepare``.
 Tasks whose id ends with ``FAKE_WORKER_NOISY`` get samples scattered by +-50%.
+A case of a per-request arrival pattern (its task's ``arrival``) answers each block with
+one latency per request (``FAKE_WORKER_SECONDS`` times the request's number in the block),
+and a back-to-back block when asked; with ``FAKE_WORKER_LOG`` set, each Poisson schedule is
+appended to ``<log>.schedule``.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def main() -> int:
     # FAKE_WORKER_UNAVAILABLE='{"flavor": "x"}': every case of that settings group is "unavailable"
     unavailable = json.loads(os.environ.get("FAKE_WORKER_UNAVAILABLE", "null")) == job["settings"]
     rng = random.Random(os.getpid())
+    arrivals: dict[str, dict] = {}          # task id -> its per-request pattern
     while (cmd := read_command(sys.stdin)) is not None:
         kind = cmd["cmd"]
         if kind == "prepare":
@@ -64,6 +69,8 @@ def main() -> int:
                     **copy.deepcopy(template), "status": "unavailable", "error": "fake: not in this TensorFlow",
                     "timing": None, "first_call_s": None, "warmup": None, "output": None}})
                 continue
+            if "arrival" in task:
+                arrivals[task["id"]] = task["arrival"]
             send({"type": "prepared", "id": cmd["task"]["id"], "result": copy.deepcopy(template)})
         elif kind == "sample":
             t0 = time.monotonic()
@@ -74,7 +81,16 @@ def main() -> int:
                 with open(log + ".warm", "a") as fh:
                     fh.write(f"{os.getpid()} {int(bool(cmd.get('warm')))}\n")
             spread = rng.uniform(0.5, 1.5) if noisy and cmd["id"].endswith(noisy) else 1.0
-            send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
+            arrival = arrivals.get(cmd["id"])
+            if arrival is None or cmd.get("back_to_back"):
+                send({"type": "sample", "id": cmd["id"], "seconds": value * spread})
+                continue
+            if log and "schedule" in cmd:
+                with open(log + ".schedule", "a") as fh:
+                    fh.write(json.dumps({"id": cmd["id"], "schedule": cmd["schedule"]}) + "\n")
+            latencies = [value * spread * (i + 1) for i in range(arrival["requests"])]
+            send({"type": "sample", "id": cmd["id"], "seconds": sorted(latencies)[len(latencies) // 2],
+                  "latencies": latencies})
         elif kind == "release":
             send({"type": "released", "id": cmd["id"]})
             if die_once and not os.path.exists(die_once):

@@ -40,7 +40,7 @@ STAGES = {
     "tfperf": "foundation", "tfperf.errors": "foundation", "tfperf.stats": "foundation",
     "tfperf.budget": "foundation", "tfperf.topic_schema": "foundation",
     "tfperf.cases": "cases", "tfperf.topic": "cases", "tfperf.variant_source": "foundation",
-    "tfperf.hardware": "foundation",
+    "tfperf.hardware": "foundation", "tfperf.arrival": "foundation",
     "tfperf.measure": "measure",
     "tfperf.store": "store",
     "tfperf.analyse": "analyse",

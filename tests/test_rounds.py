@@ -447,7 +447,10 @@ def test_a_scenario_with_unavailable_cases_gives_their_budget_back() -> None:
 
     from tfperf.measure.scenario import ScenarioRun
 
-    tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key=f"g{i % 2}")) for i in range(4)]
+    from tfperf.arrival import BACK_TO_BACK
+
+    tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key=f"g{i % 2}", arrival=BACK_TO_BACK))
+             for i in range(4)]
     run = ScenarioRun(None, tasks, tasks[0], RoundRule(budget_s=50.0), "seed", [],  # type: ignore[arg-type]
                       on_progress=lambda *a: None)
     run.prepared = {"t0": {}, "t2": {}}           # t1 and t3 unavailable: 2 + A/A of 5 slots live
@@ -457,3 +460,22 @@ def test_a_scenario_with_unavailable_cases_gives_their_budget_back() -> None:
     run.rule = RoundRule(budget_s=50.0)
     run._scale_budget()
     assert run.rule.budget_s == 50.0
+
+
+def test_a_pattern_scenario_has_the_budget_for_its_minimum_rounds_of_blocks() -> None:
+    """A block of 20 requests after 10 ms idle lasts 0.2 s and more, not ``min_sample_s``: the
+    budget covers ``min_rounds`` rounds of the blocks the prepared cases make."""
+    from types import SimpleNamespace
+
+    from tfperf.arrival import Arrival, Pattern
+    from tfperf.measure.scenario import ScenarioRun
+
+    idle = Arrival(Pattern.IDLE, gap_s=0.01)
+    tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key="g", arrival=idle)) for i in range(2)]
+    run = ScenarioRun(None, tasks, tasks[0], RoundRule(budget_s=1.0, min_rounds=10), "seed", [],  # type: ignore[arg-type]
+                      on_progress=lambda *a: None)
+    run.prepared = {t.id: {} for t in tasks}  # type: ignore[misc]
+    run.arrival_records = {t.id: {**idle.record(), "service_s": 0.001 * (i + 1)} for i, t in enumerate(tasks)}
+    run._scale_budget()
+    # t0 twice (its A/A block) at 20 x 11 ms, t1 at 20 x 12 ms, each after one untimed call.
+    assert run.rule.budget_s == pytest.approx(10 * (2 * (20 * 0.011 + 0.001) + 20 * 0.012 + 0.002))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .arrival import BACK_TO_BACK, Arrival, suffix
 from .budget import Budget
 from .store import ids
 from .store.record_types import ProcessSettings, Scalar
@@ -67,10 +68,18 @@ class Case:
     snippet_hash: str                 # the whole snippet file's (results measured before source hashes)
     source_hash: str                  # what the variant runs (variant_source.py): its results' staleness
     aa: bool = False                  # the second measurement of an A/A noise pair
+    arrival: Arrival = BACK_TO_BACK   # how its requests arrive (a scenario per pattern)
 
     @property
     def params_id(self) -> str:
         return ids.params_id(self.params)
+
+    @property
+    def scenario_id(self) -> str:
+        """"<params_id>" for back to back, "<params_id>@<arrival id>" for another pattern:
+        the cases measured side by side (one interleave each, split only when the settings
+        groups do not fit in memory)."""
+        return self.params_id + suffix(self.arrival.id)
 
     @property
     def settings_id(self) -> str:
@@ -78,7 +87,7 @@ class Case:
 
     @property
     def case_id(self) -> str:
-        return ids.case_id(self.topic, self.params, self.settings, self.variant, self.aa)
+        return ids.case_id(self.topic, self.params, self.settings, self.variant, self.aa, self.arrival.id)
 
     @property
     def group_key(self) -> str:
@@ -173,8 +182,9 @@ def _threads(val: Any, path: Path, where: str) -> int:
 
 
 def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
-    """All cases of a topic for a profile, in a stable order: per settings group, per
-    parameter combination, the reference variant first (the others are checked against it)."""
+    """All cases of a topic for a profile, in a stable order: per arrival pattern (back to
+    back first, as the profile lists them), per settings group, per parameter
+    combination, the reference variant first (the others are checked against it)."""
     cores = cores or os.cpu_count() or 1
     prof = topic.profiles.get(profile)
     require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
@@ -193,13 +203,14 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
     pkeys = sorted(params)
     skeys = sorted(settings)
     cases: list[Case] = []
-    for svals in itertools.product(*(_resolve_values(settings[k], cores) for k in skeys)):
+    for arrival, svals in itertools.product(prof.arrivals,
+                                            itertools.product(*(_resolve_values(settings[k], cores) for k in skeys))):
         sdict = {k: str(v) for k, v in zip(skeys, svals)}
         process = _process_for(topic, sdict, cores)
         for pvals in itertools.product(*(params[k] for k in pkeys)):
             pdict = dict(zip(pkeys, pvals))
             for vname in order:
-                scope = {**pdict, **sdict, "variant": vname}
+                scope = {**pdict, **sdict, "variant": vname, "arrival": arrival.id}
                 if any(all(_matches(scope.get(k), want) for k, want in ex.items()) for ex in excludes):
                     continue
                 vdef = variants[vname]
@@ -209,6 +220,7 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
                     reference=topic.reference, default=topic.default, tolerance=dict(topic.tolerance),
                     timeout_s=prof.timeout_s if prof.timeout_s is not None else topic.timeout_s,
                     budget=budget, snippet_hash=topic.snippet_hash, source_hash=topic.source_hashes[vname],
+                    arrival=arrival,
                 ))
     for c in cases:
         for name in [*map(str, c.params.values()), *c.settings.values()]:

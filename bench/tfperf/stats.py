@@ -1,5 +1,6 @@
-"""Statistics over timing samples: summaries, a distribution-free CI of the median,
-the paired ratio of interleaved rounds (and, for unpaired samples, a bootstrap CI of a
+"""Statistics over timing samples: summaries, a distribution-free CI of the median and of
+any percentile (the tail of per-request latencies: p50, p90, p99), the paired ratio of
+interleaved rounds and its tail counterpart (and, for unpaired samples, a bootstrap CI of a
 ratio of medians), the stopping rule and the three-state verdict with its power.
 
 Plain functions over lists of floats; no TensorFlow, no I/O.
@@ -65,6 +66,53 @@ def median_ci(xs: Sequence[float], confidence: float = CONFIDENCE) -> tuple[floa
     if ranks is None:
         return s[0], s[-1]
     return s[ranks[0]], s[ranks[1]]
+
+
+def quantile_ci_ranks(n: int, q: float, confidence: float = CONFIDENCE) -> tuple[int | None, int | None]:
+    """0-based ranks (lo, hi) of the order statistics bounding the ``q`` quantile with at
+    least ``confidence`` coverage, each None when n is too small for that side (the 99th
+    percentile has an upper bound at 95% only from n = 368 on: before that, every sample
+    could lie below it with more than 2.5% probability).
+
+    Distribution-free, as :func:`median_ci_ranks`: with B ~ Binomial(n, q) the number of
+    samples below the quantile, P(x_(l) <= Q) = P(B >= l) and P(x_(u) >= Q) = P(B < u)
+    (1-based ranks). ``lo`` is the largest l with P(B < l) <= alpha/2, ``hi`` the smallest
+    u with P(B >= u) <= alpha/2, so the interval covers Q with probability at least
+    1 - alpha. The median (q = 0.5) takes the exact ranks of :func:`median_ci_ranks`."""
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"quantile {q} is not between 0 and 1")
+    if q == 0.5:
+        ranks = median_ci_ranks(n, confidence)
+        return (None, None) if ranks is None else ranks
+    return _quantile_ranks(n, q, confidence)
+
+
+@lru_cache(maxsize=1024)
+def _quantile_ranks(n: int, q: float, confidence: float) -> tuple[int | None, int | None]:
+    """:func:`quantile_ci_ranks` for any q, the binomial tails summed in log space (floats:
+    n of tens of thousands, where the exact rationals of the median would hold numbers of
+    hundreds of thousands of digits)."""
+    if n < 1:
+        return None, None
+    half = (1.0 - confidence) / 2.0
+    lq, lp = math.log(q), math.log1p(-q)
+    logs = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lq + (n - i) * lp
+                     for i in range(n + 1)])
+    pmf = np.exp(logs - logs.max())
+    pmf /= math.fsum(pmf)
+    below = np.concatenate(([0.0], np.cumsum(pmf)))      # below[l] = P(B < l), l = 0..n+1
+    lows = [l for l in range(1, n + 1) if below[l] <= half]
+    highs = [u for u in range(1, n + 1) if 1.0 - below[u] <= half]
+    return (lows[-1] - 1 if lows else None), (highs[0] - 1 if highs else None)
+
+
+def quantile_ci(xs: Sequence[float], q: float, confidence: float = CONFIDENCE) -> tuple[float | None, float | None]:
+    """CI of the ``q`` quantile from order statistics; a side that ``len(xs)`` samples
+    cannot bound with that coverage is None (never the sample's extreme, which would read
+    as a bound)."""
+    s = sorted(xs)
+    lo, hi = quantile_ci_ranks(len(s), q, confidence)
+    return (None if lo is None else float(s[lo])), (None if hi is None else float(s[hi]))
 
 
 @dataclass(frozen=True)
@@ -167,6 +215,74 @@ def paired_ratio(baseline: Sequence[float], candidate: Sequence[float],
     r = np.asarray(baseline, dtype=float) / np.asarray(candidate, dtype=float)
     lo, hi = median_ci(list(r), confidence)
     return float(np.median(r)), float(lo), float(hi)
+
+
+TAIL = (0.5, 0.9, 0.99)         # the percentiles of request latencies: p50, p90, p99
+
+
+@dataclass(frozen=True)
+class Percentile:
+    """One percentile of a sample, with its distribution-free CI (:func:`quantile_ci`);
+    a bound the sample is too small for is None."""
+
+    q: float
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+
+    @property
+    def name(self) -> str:
+        """"p50", "p90", "p99", "p99.9"."""
+        return f"p{self.q * 100:g}"
+
+
+def percentile(xs: Sequence[float], q: float, confidence: float = CONFIDENCE) -> Percentile:
+    """The ``q`` quantile of ``xs`` (linear interpolation, as :func:`quantile`) and its CI."""
+    lo, hi = quantile_ci(xs, q, confidence)
+    return Percentile(q, quantile(xs, q), lo, hi)
+
+
+def tail(xs: Sequence[float], qs: Sequence[float] = TAIL, confidence: float = CONFIDENCE) -> list[Percentile]:
+    """The percentiles ``qs`` of one sample of latencies (every request of every round of a
+    case, pooled), each with its CI."""
+    if not xs:
+        raise ValueError("percentiles of an empty sample")
+    return [percentile(xs, q, confidence) for q in qs]
+
+
+def paired_quantile_ratio(baseline: Sequence[Sequence[float]], candidate: Sequence[Sequence[float]], q: float,
+                          confidence: float = CONFIDENCE, n_boot: int = N_BOOT,
+                          seed: int = BOOT_SEED) -> tuple[float, float, float]:
+    """Speedup of ``candidate`` over ``baseline`` at the ``q`` quantile of their request
+    latencies, from requests taken in the same rounds (``baseline[i]`` and ``candidate[i]``:
+    the latencies of round i's two blocks, seconds apart): the ratio of the quantiles of
+    every request pooled, with a percentile-bootstrap CI that resamples whole rounds, the
+    same rounds for both sides. What a round shares (the machine's speed then) stays
+    paired in every resample; a per-round ratio, as :func:`paired_ratio` takes for the
+    median, would need a hundred requests or more per round for a 99th percentile.
+    Deterministic for a given seed."""
+    if len(baseline) != len(candidate):
+        raise ValueError(f"paired rounds differ in number: {len(baseline)} and {len(candidate)}")
+    if not baseline or not all(baseline) or not all(candidate):
+        raise ValueError("ratio of an empty sample")
+    a = [np.asarray(r, dtype=float) for r in baseline]
+    b = [np.asarray(r, dtype=float) for r in candidate]
+    point = float(np.quantile(np.concatenate(a), q) / np.quantile(np.concatenate(b), q))
+    picks = np.random.default_rng(seed).integers(0, len(a), size=(n_boot, len(a)))
+    ratios = _pooled_quantiles(a, picks, q) / _pooled_quantiles(b, picks, q)
+    tail_p = (1.0 - confidence) / 2.0
+    return point, float(np.quantile(ratios, tail_p)), float(np.quantile(ratios, 1.0 - tail_p))
+
+
+def _pooled_quantiles(rounds: Sequence[np.ndarray], picks: np.ndarray, q: float) -> np.ndarray:
+    """The ``q`` quantile of the requests of the rounds each row of ``picks`` names."""
+    if len({r.size for r in rounds}) == 1:           # as the harness stores them: one array, in chunks
+        table = np.stack(rounds)
+        per = max(1, 1_000_000 // table.size)
+        parts = [np.quantile(table[picks[i:i + per]].reshape(len(picks[i:i + per]), -1), q, axis=1)
+                 for i in range(0, len(picks), per)]
+        return np.concatenate(parts)
+    return np.array([np.quantile(np.concatenate([rounds[i] for i in row]), q) for row in picks])
 
 
 # What one comparison found: the rule of the guide's vocabulary (analyse/effects.py words

@@ -19,10 +19,12 @@ from typing import Any
 
 import yaml
 
+from .arrival import BACK_TO_BACK, Arrival, Pattern
 from .errors import CaseGridError, TfperfError
 from .store.regular import read_regular
 from .store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import (
+    ARRIVAL_KEYS,
     LABEL_MAX,
     Breakdown,
     CategoryRule,
@@ -51,6 +53,7 @@ class Profile:
     exclude: list[Scope]
     budget: dict[str, float]              # overrides of cases.DEFAULT_BUDGETS
     timeout_s: float | None
+    arrivals: tuple[Arrival, ...] = (BACK_TO_BACK,)   # how requests arrive: a scenario per pattern
 
 
 @dataclass(frozen=True)
@@ -258,7 +261,34 @@ def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
               for k, v in (body.get("budget") or {}).items()}
     return Profile(params=params, settings=settings, variants=None if only is None else [str(v) for v in only],
                    exclude=list(body.get("exclude") or []), budget=budget,
-                   timeout_s=None if timeout is None else _number(timeout, path, f"{where}.timeout_s"))
+                   timeout_s=None if timeout is None else _number(timeout, path, f"{where}.timeout_s"),
+                   arrivals=_arrivals(body.get("arrivals"), path, f"{where}.arrivals"))
+
+
+def _arrivals(items: list[Mapping[str, Any]] | None, path: Path, where: str) -> tuple[Arrival, ...]:
+    """A profile's ``arrivals:``, each value already range-checked
+    (:data:`~tfperf.topic_schema.ARRIVAL`): each pattern with its own keys (idle needs
+    ``gap_s``, poisson ``rate``; ``requests`` for both; back_to_back none), none twice.
+    Absent: back to back alone, as every topic measured before patterns."""
+    if items is None:
+        return (BACK_TO_BACK,)
+    require(bool(items), path, where, "must list at least one pattern (or be left out: back_to_back alone)")
+    out: list[Arrival] = []
+    for i, item in enumerate(items):
+        at = f"{where}.{i}"
+        require("pattern" in item, path, f"{at}.pattern", f"missing (one of {', '.join(ARRIVAL_KEYS)})")
+        pattern = Pattern(item["pattern"])
+        keys = ARRIVAL_KEYS[pattern.value]
+        for key in item:
+            require(key == "pattern" or key in keys, path, f"{at}.{key}",
+                    f"not a key of the {pattern.value} pattern (its keys: {', '.join(keys) or 'none'})")
+        if keys:
+            require(keys[0] in item, path, f"{at}.{keys[0]}", f"missing (the {pattern.value} pattern needs it)")
+        arrival = Arrival(pattern, gap_s=number(item.get("gap_s", 0.0)) or 0.0, rate=number(item.get("rate", 0.0)) or 0.0,
+                          requests=int(item.get("requests", 0)))
+        require(all(a.id != arrival.id for a in out), path, at, f"{arrival.id} is listed twice")
+        out.append(arrival)
+    return tuple(out)
 
 
 def _check_settings_sections(data: Mapping[str, Any], path: Path) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
+from .arrival import MAX_GAP_S, MAX_REQUESTS, Pattern
 from .errors import CaseGridError
 
 
@@ -133,8 +134,31 @@ PROCESS: dict[str, Spec] = {"env": Each(SCALAR), "intra_op_threads": THREADS, "i
 BUDGET: dict[str, Spec] = {"min_samples": SAMPLES, "max_samples": SAMPLES, "target_rel_ci": POSITIVE,
                            "budget_s": POSITIVE, "warmup_s": NON_NEGATIVE, "min_sample_s": POSITIVE}
 
+def _within(low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[Any], bool]:
+    def test(value: Any) -> bool:
+        n = number(value)
+        return n is not None and (n > low if open_low else n >= low) and (n < high if open_high else n <= high)
+    return test
+
+
+# How the requests of a scenario arrive (tfperf.arrival): a profile lists the patterns it
+# measures, each a scenario of its own; `pattern` says which keys go with it (topic.py).
+PATTERNS = tuple(p.value for p in Pattern)
+ARRIVAL: dict[str, Spec] = {
+    "pattern": Leaf(f"one of {', '.join(PATTERNS)}", lambda v: v in PATTERNS),
+    "gap_s": Leaf(f"seconds from 0 to {MAX_GAP_S:g}", _within(0.0, MAX_GAP_S)),
+    "rate": Leaf("a fraction of the variant's back-to-back throughput, above 0 and below 1",
+                 _within(0.0, 1.0, open_low=True, open_high=True)),
+    "requests": Leaf(f"a whole number from 2 to {MAX_REQUESTS}",
+                     lambda v: isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= MAX_REQUESTS),
+}
+# The keys each pattern takes besides `pattern` (the first, if any, is required).
+ARRIVAL_KEYS: dict[str, tuple[str, ...]] = {"back_to_back": (), "idle": ("gap_s", "requests"),
+                                            "poisson": ("rate", "requests")}
+
 PROFILE: dict[str, Spec] = {"params": Maybe(SCOPE), "settings": Maybe(SCOPE), "variants": Maybe(ListOf(TEXT)),
-                            "exclude": Maybe(ListOf(SCOPE)), "budget": Maybe(BUDGET), "timeout_s": Maybe(POSITIVE)}
+                            "exclude": Maybe(ListOf(SCOPE)), "budget": Maybe(BUDGET), "timeout_s": Maybe(POSITIVE),
+                            "arrivals": ListOf(ARRIVAL)}
 
 # Variant against variant (claims:), and settings group against settings group
 # (settings_claims:): the candidate against the baseline (what the reader would otherwise
@@ -410,15 +434,16 @@ def _check_excludes(excludes: Any, data: dict[str, Any], path: Path, where: str)
         return
     require(isinstance(excludes, list), path, where, "must be a list of mappings")
     for i, ex in enumerate(excludes):
-        _check_scope(ex, data, path, f"{where}.{i}")
+        _check_scope(ex, data, path, f"{where}.{i}", also=("arrival",))
 
 
-def _check_scope(scope: Any, data: dict[str, Any], path: Path, where: str) -> None:
-    """``scope`` (an exclude entry, a claim's ``where``) maps names the grid knows to values."""
+def _check_scope(scope: Any, data: dict[str, Any], path: Path, where: str, also: tuple[str, ...] = ()) -> None:
+    """``scope`` (an exclude entry, a claim's ``where``) maps names the grid knows to values;
+    an exclude entry may also name ``arrival`` (a pattern's id: "idle-10ms", "poisson-0.7")."""
     if scope is None:
         return
     require(isinstance(scope, dict), path, where, "must be a mapping")
-    known = _grid_names(data)
+    known = _grid_names(data) | set(also)
     for key in scope:
         require(key in known, path, _join(where, str(key)),
                  f"names no parameter, setting or 'variant' of this topic (known: {', '.join(sorted(known))})")

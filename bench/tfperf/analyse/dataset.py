@@ -21,7 +21,7 @@ from .compare import Recommendation, Scenario, exclusion_reason, recommend, scen
 from .noise import noise_floor
 from .per_step import with_step_param
 from .ratios import RatioCache
-from .records import ChartRow, LoadedBreakdown, Measurement, Noise, Runner, read_documents, settings_id
+from .records import ChartRow, LoadedBreakdown, Measurement, Noise, Runner, back_to_back, read_documents, settings_id
 from .select import TopicInfo, current, history, mark_stale, per_version
 from .settings import SettingsSpeedup, settings_speedups
 from .source import load_results
@@ -83,6 +83,10 @@ class Dataset:
     cache: RatioCache = field(default_factory=RatioCache)
     files: list[Path] = field(default_factory=list)     # the results files that loaded (what the site publishes)
     topic_errors: dict[str, TfperfError] = field(default_factory=dict)   # topic (its YAML's name) -> why it did not load
+    # Results and A/A pairs of the per-request arrival patterns (idle, poisson): apart from
+    # ``measurements`` and ``noise``, which are back to back.
+    arrivals: list[Measurement] = field(default_factory=list)
+    arrival_noise: list[Noise] = field(default_factory=list)
 
     @cached_property
     def current(self) -> list[Measurement]:
@@ -336,12 +340,13 @@ def analyse_documents(docs: Sequence[tuple[Path, ResultsDoc]], snippets_dir: str
     """The dataset of documents already loaded (``source.load_results`` validates them)."""
     load_errors = load_errors or []
     topics, failed = _load_topics(snippets_dir)
-    measurements, noise, runners, breakdowns = read_documents(docs)
-    mark_stale(measurements, topics)
+    every, all_noise, runners, breakdowns = read_documents(docs)
+    mark_stale(every, topics)
+    measurements, noise, arrivals, arrival_noise = back_to_back(every, all_noise)
     errors: list[TfperfError] = [*load_errors, *failed.values()]
     return Dataset(results_root=str(results_root), topics=topics, measurements=measurements, noise=noise,
                    runners=runners, breakdowns=breakdowns, errors=errors, cache=cache or RatioCache(),
-                   files=[p for p, _ in docs], topic_errors=failed)
+                   files=[p for p, _ in docs], topic_errors=failed, arrivals=arrivals, arrival_noise=arrival_noise)
 
 
 __all__ = ["Dataset", "ResultsFileError", "analyse", "analyse_documents", "load_topics"]

@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
+from ..arrival import BACK_TO_BACK
+
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
 from ..store.ids import params_id as params_id  # noqa: PLC0414
@@ -88,6 +90,8 @@ class Measurement:
     output_note: str | None = None                            # output.note (e.g. how many values are NaN)
     output_values: int | None = None                          # output.values: how many values it has
     output_nonfinite: int | None = None                       # output.nonfinite: of them NaN/inf, wrongly
+    arrival: str = BACK_TO_BACK.id                            # the arrival pattern's id (tfperf.arrival)
+    latencies: tuple[tuple[float, ...], ...] = ()             # per-request patterns: each round's requests
 
     def paired_with(self, other: Measurement) -> tuple[list[float], list[float]] | None:
         """Both sample lists restricted to the rounds both have, when the two were measured
@@ -142,6 +146,7 @@ class Noise:
     time: str
     interleave: str | None = None      # schema 2: the scenario whose baseline was measured twice
     rounds: int = 0
+    arrival: str = BACK_TO_BACK.id     # the scenario's arrival pattern
 
     @property
     def topic(self) -> str:
@@ -241,7 +246,7 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
             noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
                                rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
                                time=str(a.get("time", "")), interleave=a.get("interleave"),
-                               rounds=len(a.get("rounds") or [])))
+                               rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id))
         for b in doc.get("breakdowns") or []:
             breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
     return measurements, noise, runners, breakdowns
@@ -284,4 +289,16 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         interleave=interleave.get("id") if interleave else None,
         interleave_baseline=interleave.get("baseline") if interleave else None,
         rounds=tuple(int(i) for i in rounds) if len(rounds) == len(samples) else (),
+        arrival=arrival["id"] if (arrival := r.get("arrival")) else BACK_TO_BACK.id,
+        latencies=tuple(tuple(float(x) for x in per_round) for per_round in (timing.get("latencies") or [] if timing else [])),
     )
+
+
+def back_to_back(measurements: Sequence[Measurement], noise: Sequence[Noise]
+                 ) -> tuple[list[Measurement], list[Noise], list[Measurement], list[Noise]]:
+    """Measurements and A/A records of back to back (what every table of the guide reads),
+    then those of the per-request arrival patterns, kept apart: a pattern's result has the
+    parameters, settings and variant of a back-to-back one, and would otherwise take its
+    place in a scenario."""
+    return ([m for m in measurements if m.arrival == BACK_TO_BACK.id], [n for n in noise if n.arrival == BACK_TO_BACK.id],
+            [m for m in measurements if m.arrival != BACK_TO_BACK.id], [n for n in noise if n.arrival != BACK_TO_BACK.id])

@@ -33,7 +33,7 @@ from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .effects import MARGIN, Finding, effect
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, read_documents, settings_id
+from .records import Measurement, Noise, back_to_back, read_documents, settings_id
 from .select import TopicInfo, current, mark_stale
 
 HERE = "this machine"
@@ -65,7 +65,8 @@ class Side:
 
 def side(name: str, path: str | Path, doc: ResultsDoc, topics: dict[str, TopicInfo]) -> Side:
     """One loaded results document as a :class:`Side` named ``name`` (stale results marked)."""
-    ms, noise, runners, _ = read_documents([(Path(path), doc)])
+    every, all_noise, runners, _ = read_documents([(Path(path), doc)])
+    ms, noise, _, _ = back_to_back(every, all_noise)        # the arrival patterns are not compared here yet
     mark_stale(ms, topics)
     for m in ms:
         m.runner = name

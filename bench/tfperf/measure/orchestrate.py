@@ -72,11 +72,11 @@ class RunOptions:
 
 @dataclass
 class ScenarioPlan:
-    """One topic and parameter combination: its cases in every settings group, measured
-    in one interleave (or, when more groups than ``max_workers``, in several, each with
-    the baseline's group)."""
+    """One topic, parameter combination and arrival pattern: its cases in every settings
+    group, measured in one interleave (or, when more groups than ``max_workers``, in
+    several, each with the baseline's group)."""
 
-    id: str                       # "<topic>/<params_id>"
+    id: str                       # "<topic>/<params_id>", "<topic>/<params_id>@<arrival id>"
     tasks: list[Task]
     baseline: Task
     rule: RoundRule
@@ -272,13 +272,13 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
         cases = expand(topic, options.profile)
         if options.shard:
             cases = shard(cases, *options.shard)
-        refs = {(c.params_id, c.settings_id): c for c in cases if c.is_reference}
+        refs = {(c.scenario_id, c.settings_id): c for c in cases if c.is_reference}
         by_params: dict[str, list[Task]] = {}
         for c in cases:
             key = result_key(c, versions, options.runner)
-            by_params.setdefault(c.params_id, []).append(
-                Task(c.case_id, "case", c, key, _case_payload(c, refs.get((c.params_id, c.settings_id)))))
-        for pid, tasks in by_params.items():
+            by_params.setdefault(c.scenario_id, []).append(
+                Task(c.case_id, "case", c, key, _case_payload(c, refs.get((c.scenario_id, c.settings_id)))))
+        for sid, tasks in by_params.items():
             total += len(tasks)
             todo = missing(tasks, stored)
             if not todo:
@@ -286,7 +286,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
                 continue
             base = baseline_task(topic, tasks)
             n_slots = len(tasks) + 1
-            out.append(ScenarioPlan(f"{topic.name}/{pid}", tasks, base,
+            out.append(ScenarioPlan(f"{topic.name}/{sid}", tasks, base,
                                     round_rule(base.case, n_slots, claim_pairs(topic, tasks),
                                                published_pairs(topic, tasks, envinfo.cores())),
                                     _breakdowns(topic, options, tasks, versions, stored),
@@ -302,6 +302,8 @@ def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: 
             continue
         for t in tasks:
             c = t.case
+            if c.arrival.per_request:
+                continue                              # a breakdown samples back-to-back calls
             if c.variant == bd["variant"] and all(str(c.params.get(k)) == str(v) for k, v in bd.get("params", {}).items()) \
                     and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
                 key: BreakdownKey = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ..arrival import ArrivalRecord
     from ..store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
     from ..topic_schema import CategoryRule
 
@@ -89,6 +90,7 @@ class CaseTask(_CaseTaskRequired, total=False):
 
     save_reference: str                # this case is the scenario's output reference: save it here
     compare_with: CompareWith          # check against the reference another worker saved
+    arrival: ArrivalRecord             # a per-request pattern (its declared fields); absent: back to back
 
 
 class BreakdownTask(CaseTask):
@@ -106,10 +108,15 @@ class PrepareCommand(TypedDict):
     task: CaseTask
 
 
-class SampleCommand(TypedDict):
+class _SampleCommandRequired(TypedDict):
     cmd: Literal["sample"]
     id: str
     warm: bool                         # the block before ran in another process
+
+
+class SampleCommand(_SampleCommandRequired, total=False):
+    schedule: list[float]              # poisson: the block's arrival times, seconds from its start
+    back_to_back: bool                 # a per-request pattern's case: a block of calls timed together instead
 
 
 class ReleaseCommand(TypedDict):
@@ -174,10 +181,14 @@ class Prepared(TypedDict):
     result: WorkerResult
 
 
-class Sampled(TypedDict):
+class _SampledRequired(TypedDict):
     type: Literal["sample"]
     id: str
-    seconds: float                     # per call, over one sample block
+    seconds: float                     # per call, over one sample block; per request: the block's median latency
+
+
+class Sampled(_SampledRequired, total=False):
+    latencies: list[float]             # per-request patterns: every request's latency, in order
 
 
 class SampleFailed(TypedDict):

@@ -50,18 +50,29 @@ def relative_halfwidth(point: float, low: float, high: float) -> float:
 
 @dataclass
 class Rounds:
-    """Per-round samples (seconds per call) of a scenario's slots. A slot that stops
-    (its case failed) keeps the rounds it has; ratios use the rounds both sides have."""
+    """Per-round samples (seconds per call) of a scenario's slots, and under a per-request
+    arrival pattern every request's latency (the sample is then their median). A slot that
+    stops (its case failed) keeps the rounds it has; ratios use the rounds both sides have."""
 
     baseline: str                                       # slot name of the baseline
     samples: dict[str, dict[int, float]] = field(default_factory=dict)
     count: int = 0                                      # rounds started
+    latencies: dict[str, dict[int, list[float]]] = field(default_factory=dict)
 
-    def add(self, index: int, slot: str, seconds: float) -> None:
+    def add(self, index: int, slot: str, seconds: float, latencies: list[float] | None = None) -> None:
         self.samples.setdefault(slot, {})[index] = seconds
+        if latencies is not None:
+            self.latencies.setdefault(slot, {})[index] = latencies
 
     def drop(self, slot: str) -> None:
         self.samples.pop(slot, None)
+        self.latencies.pop(slot, None)
+
+    def paired_latencies(self, a: str, b: str) -> tuple[list[list[float]], list[list[float]]]:
+        """Both slots' latencies of the rounds both have, round by round."""
+        la, lb = self.latencies.get(a, {}), self.latencies.get(b, {})
+        common = sorted(set(la) & set(lb))
+        return [la[i] for i in common], [lb[i] for i in common]
 
     def paired(self, a: str, b: str) -> tuple[list[float], list[float]]:
         sa, sb = self.samples.get(a, {}), self.samples.get(b, {})

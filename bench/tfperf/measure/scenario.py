@@ -2,6 +2,11 @@
 worker, then take interleaved rounds (:mod:`tfperf.measure.rounds`) until the rule says
 stop, and turn what was measured into result, noise and scenario records.
 
+A scenario has one arrival pattern (:mod:`tfperf.arrival`): back to back, each slot's
+block of a round is calls timed together; under a per-request pattern it is a block of
+requests, each timed alone (an idle gap before each, or Poisson arrivals drawn here per
+round), and every request's latency is kept beside the block's median.
+
 Only one worker measures at any moment: the parent sends one command and waits for its
 answer before the next. A case that raises, hangs or kills its worker becomes a failure
 record; the group's worker is started again and its other cases go on.
@@ -19,6 +24,7 @@ from pathlib import Path
 from typing import Literal, TypedDict, cast
 
 from .. import stats
+from ..arrival import ArrivalRecord, Pattern
 from ..cases import Case
 from ..store.ids import env_id, key_hash
 from ..store.record_types import (
@@ -27,15 +33,17 @@ from ..store.record_types import (
     Interleave,
     Key,
     Noise,
+    Percentile,
     Result,
     ScenarioStoppedBy,
     Status,
     StoppedBy,
     Summary,
+    Tail,
     Timing,
 )
 from ..store.record_types import Scenario as ScenarioRecord
-from . import envinfo, hygiene
+from . import arrivals, envinfo, hygiene
 from .pool import Pool, WorkerGone, WorkerHandle
 from .protocol import (
     Answer,
@@ -46,10 +54,17 @@ from .protocol import (
     Command,
     CompareWith,
     Prepared,
+    SampleCommand,
     Sampled,
     WorkerResult,
 )
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+
+# A request's latency is stored to 4 significant digits (0.01%, far inside any interval):
+# about 10 bytes each in the file, so a result of 15 rounds of 50 requests adds some 7.5 KB.
+LATENCY_DIGITS = 4
+MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
+CALIBRATION_ROUNDS = 7       # back-to-back blocks per case before a per-request pattern's rounds
 
 
 @dataclass
@@ -63,7 +78,10 @@ class Task:
     payload: CaseFields           # BreakdownFields for a breakdown
 
     def worker_payload(self) -> CaseTask:
-        return cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
+        task = cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
+        if self.kind == "case" and self.case.arrival.per_request:
+            task["arrival"] = self.case.arrival.record()
+        return task
 
 
 @dataclass
@@ -122,6 +140,8 @@ class ScenarioRun:
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
         self.reference_file = Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz"  # set by run()
         self.output_reference: Task | None = None    # whose output the other groups check against
+        self.arrival = baseline.case.arrival         # the scenario's pattern: every case's
+        self.arrival_records: dict[str, ArrivalRecord] = {}   # task id -> its pattern, as stored (_calibrate)
 
     # -- workers ----------------------------------------------------------------------------
     def _worker(self, task: Task) -> WorkerHandle:
@@ -256,6 +276,7 @@ class ScenarioRun:
             if task.id not in self.failed:
                 self._prepare(task)
         by_id = {t.id: t for t in self.tasks}
+        self._calibrate(by_id)
         self._scale_budget()
         rounds = Rounds(baseline=self.baseline.id)
         stopped_by, t_rounds = "no_rounds", time.monotonic()
@@ -271,17 +292,11 @@ class ScenarioRun:
                     continue                          # failed earlier in this round
                 warm = slot.group != last_group
                 last_group = slot.group
-                try:
-                    msg = self._ask(task, {"cmd": "sample", "id": task.id, "warm": warm}, task.case.timeout_s)
-                except WorkerGone as gone:
+                msg = self._block(task, self._sample_command(task, warm, index), f"in round {index + 1}")
+                if msg is None:
                     self._drop(rounds, task)
-                    self._gone(task, gone, f"in round {index + 1}")
-                    continue
-                if msg.get("type") == "sample":
-                    rounds.add(index, slot.name, float(cast(Sampled, msg)["seconds"]))
                 else:
-                    self._drop(rounds, task)
-                    self._fail(task, "error", str(msg.get("error")))
+                    self._add(rounds, index, slot.name, msg)
             why = self.rule.stop(rounds, time.monotonic() - t_rounds)
             if why:
                 stopped_by = why
@@ -300,15 +315,82 @@ class ScenarioRun:
         self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
         return self.out
 
+    def _block(self, task: Task, cmd: SampleCommand, where: str) -> Sampled | None:
+        """One sample command to the task's worker and its answer; None when the case
+        failed there (it is then failed, and its worker started again if it died)."""
+        try:
+            msg = self._ask(task, cmd, task.case.timeout_s)
+        except WorkerGone as gone:
+            self._gone(task, gone, where)
+            return None
+        if msg.get("type") == "sample":
+            return cast(Sampled, msg)
+        self._fail(task, "error", str(msg.get("error")))
+        return None
+
+    def _calibrate(self, by_id: dict[str, Task]) -> None:
+        """Under a per-request pattern, each case's back-to-back time per call (the
+        throughput a Poisson rate is a fraction of): the median of ``CALIBRATION_ROUNDS``
+        back-to-back blocks, in interleaved rounds as the measurement's own, so that a
+        drift of the machine's speed moves every case's rate alike (timed apart, in the
+        run that showed it, two cases' times varied by up to 3x from one to the next)."""
+        if not self.arrival.per_request:
+            return
+        times: dict[str, list[float]] = {}
+        last_group: str | None = None
+        for index in range(CALIBRATION_ROUNDS):
+            for slot in round_order([s for s in self.slots() if not s.aa], f"{self.seed}/calibration", index):
+                task = by_id[slot.task]
+                if task.id not in self.prepared:
+                    continue
+                warm, last_group = slot.group != last_group, slot.group
+                cmd: SampleCommand = {"cmd": "sample", "id": task.id, "warm": warm, "back_to_back": True}
+                msg = self._block(task, cmd, f"in calibration round {index + 1}")
+                if msg is not None:
+                    times.setdefault(task.id, []).append(float(msg["seconds"]))
+        for task_id, got in times.items():
+            if task_id in self.prepared:
+                record: ArrivalRecord = {**self.arrival.record(), "service_s": stats.median(got)}
+                if self.arrival.pattern is Pattern.POISSON:
+                    record["rate_per_s"] = self.arrival.rate / record["service_s"]
+                self.arrival_records[task_id] = record
+
+    def _sample_command(self, task: Task, warm: bool, index: int) -> SampleCommand:
+        """One block of round ``index``: back to back, or a block of requests; a Poisson
+        block with its arrival times, the round's draws at this case's own rate."""
+        cmd: SampleCommand = {"cmd": "sample", "id": task.id, "warm": warm}
+        record = self.arrival_records.get(task.id)
+        if self.arrival.pattern is Pattern.POISSON and record is not None:
+            cmd["schedule"] = arrivals.schedule(self.seed, index, self.arrival.block, arrivals.mean_gap(record))
+        return cmd
+
+    @staticmethod
+    def _add(rounds: Rounds, index: int, slot: str, msg: Sampled) -> None:
+        """A block's answer into the rounds: its seconds per call; under a per-request
+        pattern its latencies as stored (``LATENCY_DIGITS``) and their median."""
+        got = msg.get("latencies")
+        if got is None:
+            rounds.add(index, slot, float(msg["seconds"]))
+            return
+        latencies = [float(f"{x:.{LATENCY_DIGITS}g}") for x in got]
+        rounds.add(index, slot, stats.median(latencies), latencies)
+
     def _scale_budget(self) -> None:
         """The plan gave ``budget_s`` per planned slot; a case that failed or is not
         available in this TensorFlow takes no rounds, so its share goes too (else a
         TensorFlow without Keras 3, where half the cases are unavailable, would give the
-        other half twice their time)."""
+        other half twice their time). Under a per-request pattern a block lasts as long as
+        its requests and their gaps, not ``min_sample_s``: the budget is at least
+        ``min_rounds`` rounds of the blocks the prepared cases make (their back-to-back
+        time per call and the pattern's gap or rate), the A/A block included."""
         planned = len(self.tasks) + 1
         live = len(self.slots())
         if 0 < live < planned:
             self.rule = replace(self.rule, budget_s=self.rule.budget_s * live / planned)
+        if self.arrival.per_request:
+            blocks = [arrivals.block_seconds(record) for slot in self.slots()
+                      if (record := self.arrival_records.get(slot.task)) is not None]
+            self.rule = replace(self.rule, budget_s=max(self.rule.budget_s, self.rule.min_rounds * sum(blocks)))
 
     def _drop(self, rounds: Rounds, task: Task) -> None:
         rounds.drop(task.id)
@@ -322,8 +404,13 @@ class ScenarioRun:
             return None
         idx = sorted(got)
         samples = [float(f"{got[i]:.6g}") for i in idx]
-        return {"inner_loops": inner_loops, "summary": cast(Summary, stats.summarize(samples).as_dict()),
-                "samples": samples, "stopped_by": cast(StoppedBy, stopped_by), "rounds": idx}
+        out: Timing = {"inner_loops": inner_loops, "summary": cast(Summary, stats.summarize(samples).as_dict()),
+                       "samples": samples, "stopped_by": cast(StoppedBy, stopped_by), "rounds": idx}
+        latencies = rounds.latencies.get(name)
+        if latencies:
+            out["latencies"] = [latencies[i] for i in idx]
+            out["tail"] = tail_record([x for i in idx for x in latencies[i]])
+        return out
 
     def _interleave(self) -> Interleave:
         out: Interleave = {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
@@ -349,17 +436,37 @@ class ScenarioRun:
                     res["timing"] = timing
                     self.on_progress(task.id, True)
             res["interleave"] = self._interleave()
+            if self.arrival.per_request:      # failed too: its case id names the pattern
+                res["arrival"] = self.arrival_records.get(task.id) or self.arrival.record()
             self.out.results.append(record(task, res, env))
         aa = rounds.ratio(self.baseline.id, self.baseline.id + AA_SUFFIX)
         if aa is not None:
-            ratio, lo, hi = aa
-            got = rounds.samples[self.baseline.id + AA_SUFFIX]
-            self.out.noise.append({
-                "case_id": self.baseline.case.case_id, "env_id": self.envs.get(self.baseline.case.group_key),
-                "key_hash": key_hash(self.baseline.key), "ratio": ratio, "ci_low": lo, "ci_high": hi,
-                "rel_noise": max(abs(ratio - 1.0), (hi - lo) / 2.0), "time": envinfo.now_iso(),
-                "interleave": self.id, "samples": [float(f"{got[i]:.6g}") for i in sorted(got)],
-                "rounds": sorted(got)})
+            self.out.noise.append(self._noise(rounds, aa))
+
+    def _noise(self, rounds: Rounds, aa: tuple[float, float, float]) -> Noise:
+        """The scenario's A/A pair: the ratio of the baseline's two blocks per round (their
+        median latencies under a per-request pattern, with the ratio of their 99th
+        percentiles too)."""
+        ratio, lo, hi = aa
+        name = self.baseline.id + AA_SUFFIX
+        got = rounds.samples[name]
+        out: Noise = {
+            "case_id": self.baseline.case.case_id, "env_id": self.envs.get(self.baseline.case.group_key),
+            "key_hash": key_hash(self.baseline.key), "ratio": ratio, "ci_low": lo, "ci_high": hi,
+            "rel_noise": max(abs(ratio - 1.0), (hi - lo) / 2.0), "time": envinfo.now_iso(),
+            "interleave": self.id, "samples": [float(f"{got[i]:.6g}") for i in sorted(got)],
+            "rounds": sorted(got)}
+        if not self.arrival.per_request:
+            return out
+        out["arrival"] = self.arrival.id
+        latencies = rounds.latencies.get(name) or {}
+        out["latencies"] = [latencies[i] for i in sorted(got)]
+        first, second = rounds.paired_latencies(self.baseline.id, name)
+        if len(first) >= MIN_TAIL_ROUNDS:
+            r, r_lo, r_hi = stats.paired_quantile_ratio(first, second, 0.99)
+            out["p99"] = {"ratio": r, "ci_low": r_lo, "ci_high": r_hi,
+                          "rel_noise": max(abs(r - 1.0), (r_hi - r_lo) / 2.0)}
+        return out
 
     def _breakdowns(self) -> None:
         for task in self.breakdowns:
@@ -393,9 +500,9 @@ class ScenarioRun:
         others = hygiene.others_share(before, after, cores)
         flagged = others is not None and others > hygiene.OTHERS_LIMIT
         if flagged:
-            self.log(f"\nwarning: {c.topic}/{c.params_id} was measured while other processes kept "
+            self.log(f"\nwarning: {c.topic}/{c.scenario_id} was measured while other processes kept "
                      f"{others:.0%} of the machine's {cores} cores busy")
-        self.out.scenarios.append({
+        scenario: ScenarioRecord = {
             "id": self.id, "topic": c.topic, "params": c.params, "runner": self.baseline.key["runner"],
             "baseline": c.case_id, "cases": [t.case.case_id for t in self.tasks],
             "rounds": rounds.count, "stopped_by": cast(ScenarioStoppedBy, stopped_by), "seed": self.seed,
@@ -403,7 +510,17 @@ class ScenarioRun:
             "workers": len(self.groups), "widest_rel_ci": _finite(rounds.widest(self.rule.tighten)),
             "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),
             "others_share": others, "loaded": flagged,
-            "time": envinfo.now_iso()})
+            "time": envinfo.now_iso()}
+        if self.arrival.per_request:
+            scenario["arrival"] = self.arrival.id
+        self.out.scenarios.append(scenario)
+
+
+def tail_record(latencies: list[float]) -> Tail:
+    """The stored percentiles of a result's latencies (:func:`tfperf.stats.tail`)."""
+    p50, p90, p99 = (cast(Percentile, {"value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high})
+                     for p in stats.tail(latencies))
+    return {"n": len(latencies), "p50": p50, "p90": p90, "p99": p99}
 
 
 def _finite(x: float) -> float | None:

@@ -1,15 +1,17 @@
 """The timing loop: first call, warm-up, calibration of the inner loop, samples until the
-CI of the median is tight or the budget is spent.
+CI of the median is tight or the budget is spent; and the blocks of requests of the
+per-request arrival patterns (:mod:`tfperf.arrival`), each request timed alone.
 
-The clock is injected, so the loop is tested with a fake clock; nothing here knows
-TensorFlow. ``call`` must already include bringing the result to the host (see
-``tfperf.measure.outputs.to_host``), so device work is finished before the clock stops.
+The clock (and the sleep of the patterns) is injected, so the loops are tested with a fake
+clock; nothing here knows TensorFlow. ``call`` must already include bringing the result to
+the host (see ``tfperf.measure.outputs.to_host``), so device work is finished before the
+clock stops.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from ..store.record_types import Timing as TimingRecord
 
 Clock = Callable[[], float]
+Sleep = Callable[[float], None]
 
 
 @dataclass
@@ -107,6 +110,61 @@ def block(call: Callable[[], Any], loops: int, clock: Clock = time.perf_counter,
     if loops >= 4 or (warm and call_s < WARM_LIMIT_S):
         call()
     return _loop(call, loops, clock) / loops
+
+
+# The last stretch of a wait is spent reading the clock instead of sleeping: a sleep ends
+# up to ~0.1 ms late (the kernel's timer slack and the scheduler), and that would count in
+# the latency of a request that arrived on time. Short beside an idle gap of milliseconds.
+SPIN_S = 0.0002
+
+
+def wait_until(due: float, clock: Clock = time.perf_counter, sleep: Sleep = time.sleep) -> None:
+    """Return at ``due`` (a time of ``clock``), at once when it has passed: sleep until
+    ``SPIN_S`` before it, then read the clock until it comes."""
+    while (left := due - clock()) > 0:
+        if left > SPIN_S:
+            sleep(left - SPIN_S)
+
+
+def idle_block(call: Callable[[], Any], requests: int, gap_s: float, clock: Clock = time.perf_counter,
+               sleep: Sleep = time.sleep) -> list[float]:
+    """One block of the idle pattern: ``requests`` requests, each ``gap_s`` after the last
+    one completed, with nothing running in between; the latency of each, in seconds.
+
+    The block starts with one untimed call, so that its first request follows the gap, as
+    every other does, and not the time the process sat idle while other slots measured."""
+    call()
+    done = clock()
+    out = []
+    for _ in range(requests):
+        due = done + gap_s
+        wait_until(due, clock, sleep)
+        call()
+        done = clock()
+        out.append(done - due)
+    return out
+
+
+def open_loop_block(call: Callable[[], Any], arrivals: Sequence[float], clock: Clock = time.perf_counter,
+                    sleep: Sleep = time.sleep) -> list[float]:
+    """One block of an open-loop pattern (Poisson): a request arrives at each of ``arrivals``
+    (seconds from the block's start, drawn in advance); the latency of each, from its
+    arrival to its completion, in seconds.
+
+    A request that arrives while the one before still runs starts when that one completes
+    and its wait counts in its latency; a slow call delays the next start only when the
+    next arrival has already passed. The block starts after one untimed call, as a busy
+    server is warm (its first request would otherwise carry the idle time of the process
+    while other slots measured: at 50 requests a block, that is the 98th percentile)."""
+    call()
+    t0 = clock()
+    out = []
+    for at in arrivals:
+        due = t0 + at
+        wait_until(due, clock, sleep)
+        call()
+        out.append(clock() - due)
+    return out
 
 
 def measure(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_counter) -> Timing:

@@ -17,7 +17,11 @@ then reads commands from stdin, one JSON object per line, and answers each:
         "unavailable" if the case cannot exist in this TensorFlow (see availability.py)
     {"cmd": "sample", "id": ..., "warm": bool} -> {"type": "sample", "id": ..., "seconds": ...}
         one sample block (seconds per call), or {"type": "sample_failed", "id": ..., "error": ...};
-        ``warm``: the block before ran in another process (see timing.block)
+        ``warm``: the block before ran in another process (see timing.block). A case of a
+        per-request arrival pattern (its task's ``arrival``) takes a block of requests
+        instead (timing.idle_block; timing.open_loop_block at the command's ``schedule``)
+        and answers with every request's ``latencies`` and their median as ``seconds``;
+        with ``"back_to_back": true`` it takes a block of calls all the same
     {"cmd": "release", "id": ...}      -> {"type": "released", "id": ...}
     {"cmd": "breakdown", "task": {...}} -> {"type": "breakdown", ...} or "breakdown_failed"
 
@@ -47,7 +51,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
+from ..arrival import Arrival, Pattern
 from ..budget import Budget
+from ..stats import median
 from . import availability, envinfo, machine, outputs, sampling
 from .outputs import to_host
 from .protocol import (
@@ -63,7 +69,7 @@ from .protocol import (
     SampleCommand,
     WorkerResult,
 )
-from .timing import Timing, block, prepare
+from .timing import Timing, block, idle_block, open_loop_block, prepare
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -171,6 +177,7 @@ class Worker:
         self.references: dict[str, object] = {}  # "params_id|settings_id" -> reference first output
         self.saved: dict[str, object] = {}    # path -> the baseline settings' reference, from its worker
         self.ready: dict[str, tuple[Callable[[], Any], Timing]] = {}  # prepared cases by task id
+        self.arrivals: dict[str, Arrival] = {}   # task id -> its per-request pattern (none: back to back)
         self.unavailable: str | None = None  # why no case of this settings group can exist here
 
     def reference_output(self, case: CaseTask) -> Any:
@@ -205,6 +212,8 @@ class Worker:
             res["timing"] = {"inner_loops": timing.inner_loops}
             res["output"] = self._check_output(case, timing)
             timing.first_output = None
+            if "arrival" in case:
+                self.arrivals[case["id"]] = Arrival.of(case["arrival"])
             self.ready[case["id"]] = (call, timing)
         except BaseException as exc:  # a failing case is a result, not a crash
             if isinstance(exc, KeyboardInterrupt):
@@ -256,13 +265,26 @@ class Worker:
             self.saved[path] = outputs.load(Path(path))
         return self.saved[path]
 
-    def sample(self, task_id: str, warm: bool = False) -> float:
+    def sample(self, task_id: str, warm: bool = False, schedule: list[float] | None = None,
+               back_to_back: bool = False) -> tuple[float, list[float] | None]:
+        """One block of a prepared case: seconds per call (back to back, or asked for); or,
+        for a per-request pattern, the median latency and every request's latency."""
         call, timing = self.ready[task_id]
-        call_s = timing.warmup_s / timing.warmup_calls if timing.warmup_calls else 0.0
-        return block(call, timing.inner_loops, warm=warm, call_s=call_s)
+        arrival = self.arrivals.get(task_id)
+        if arrival is None or back_to_back:
+            call_s = timing.warmup_s / timing.warmup_calls if timing.warmup_calls else 0.0
+            return block(call, timing.inner_loops, warm=warm, call_s=call_s), None
+        if arrival.pattern is Pattern.IDLE:
+            latencies = idle_block(call, arrival.block, arrival.gap_s)
+        else:
+            if schedule is None:
+                raise ValueError(f"the sample command of {task_id} ({arrival.id}) has no schedule")
+            latencies = open_loop_block(call, schedule)
+        return median(latencies), latencies
 
     def release(self, task_id: str) -> None:
         self.ready.pop(task_id, None)
+        self.arrivals.pop(task_id, None)
         self._release_if_idle()
 
     def _release_if_idle(self) -> None:
@@ -416,12 +438,16 @@ def serve(worker: Worker, channel: Channel, cmd: Command) -> None:
     elif kind == "sample":
         sample = cast(SampleCommand, cmd)
         try:
-            seconds = worker.sample(sample["id"], bool(sample.get("warm")))
+            seconds, latencies = worker.sample(sample["id"], bool(sample.get("warm")), sample.get("schedule"),
+                                               bool(sample.get("back_to_back")))
         except Exception as exc:  # noqa: BLE001 - a case failing in its steady state is data
             worker.release(sample["id"])
             channel.send({"type": "sample_failed", "id": sample["id"], "error": _error_text(exc)})
         else:
-            channel.send({"type": "sample", "id": sample["id"], "seconds": seconds})
+            if latencies is None:
+                channel.send({"type": "sample", "id": sample["id"], "seconds": seconds})
+            else:
+                channel.send({"type": "sample", "id": sample["id"], "seconds": seconds, "latencies": latencies})
     elif kind == "release":
         task_id = cast(ReleaseCommand, cmd)["id"]
         worker.release(task_id)

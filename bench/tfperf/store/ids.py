@@ -14,6 +14,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..arrival import Pattern, suffix
+
 
 def _digest(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
@@ -43,10 +45,11 @@ def settings_id(settings: Mapping[str, object]) -> str:
 
 
 def case_id(topic: str, params: Mapping[str, object], settings: Mapping[str, object], variant: str,
-            aa: bool = False) -> str:
-    """"<topic>/<params_id>/<settings_id>/<variant>", with "#aa" for the second
-    measurement of an A/A noise pair."""
-    return f"{topic}/{params_id(params)}/{settings_id(settings)}/{variant}" + ("#aa" if aa else "")
+            aa: bool = False, arrival: str = Pattern.BACK_TO_BACK.value) -> str:
+    """"<topic>/<params_id>/<settings_id>/<variant>", with "@<arrival id>" for a pattern of
+    requests other than back to back ("@idle-10ms") and "#aa" for the second measurement
+    of an A/A noise pair."""
+    return f"{topic}/{params_id(params)}/{settings_id(settings)}/{variant}{suffix(arrival)}" + ("#aa" if aa else "")
 
 
 def _fmt(v: Any) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
+from ..arrival import ArrivalRecord
+
 Scalar = str | int | float | bool                     # a parameter's value
 Status = Literal["ok", "error", "timeout", "crashed", "unavailable"]
 StoppedBy = Literal["ci", "budget", "max_samples", "max_rounds", "no_rounds"]     # one case's samples
@@ -129,15 +131,32 @@ class Summary(_SummaryRequired, total=False):
     stdev: float
 
 
+class Percentile(TypedDict):
+    value: float
+    ci_low: float | None                          # None: too few requests for this bound
+    ci_high: float | None
+
+
+class Tail(TypedDict):
+    """Percentiles of a per-request pattern's latencies, every round pooled."""
+
+    n: int
+    p50: Percentile
+    p90: Percentile
+    p99: Percentile
+
+
 class _TimingRequired(TypedDict):
     inner_loops: int
     summary: Summary
-    samples: list[float]                          # seconds per call, in measurement order
+    samples: list[float]                          # seconds per call (per request: each round's median), in order
 
 
 class Timing(_TimingRequired, total=False):
     stopped_by: StoppedBy
     rounds: list[int]                             # the round of each sample
+    latencies: list[list[float]]                  # per-request patterns: every request's latency, per round
+    tail: Tail
 
 
 class _OutputRequired(TypedDict):
@@ -191,6 +210,7 @@ class Result(_ResultRequired, total=False):
     setup_s: float | None
     metrics: dict[str, float]                     # what a snippet's setup reports (load_s, ...)
     interleave: Interleave | None
+    arrival: ArrivalRecord                        # absent: back to back
 
 
 # -- noise, breakdowns, scenarios ----------------------------------------------------------
@@ -205,6 +225,15 @@ class _NoiseRequired(TypedDict):
     time: str
 
 
+class NoiseTail(TypedDict):
+    """The A/A ratio of a per-request pattern's 99th percentiles."""
+
+    ratio: float
+    ci_low: float
+    ci_high: float
+    rel_noise: float
+
+
 class Noise(_NoiseRequired, total=False):
     """An A/A pair: the baseline measured twice."""
 
@@ -212,6 +241,9 @@ class Noise(_NoiseRequired, total=False):
     interleave: str
     samples: list[float]
     rounds: list[int]
+    arrival: str                                  # the pattern's id; absent: back to back
+    latencies: list[list[float]]
+    p99: NoiseTail
 
 
 class Category(TypedDict):
@@ -277,6 +309,7 @@ class Scenario(_ScenarioRequired, total=False):
     widest_rel_ci: float | None
     aa_noise: float | None
     others_share: float | None
+    arrival: str                                  # the pattern's id; absent: back to back
 
 
 # -- the file ------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError
 
 from ..errors import ResultsFileError
 from ..hardware import cpu_identity
+from ..stats import median, quantile
 from . import ids
 from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, is_name, load_schema
 
@@ -137,6 +138,7 @@ def _validators() -> dict[str, Draft202012Validator]:
     schema = copy.deepcopy(load_schema(SCHEMA_VERSION))
     defs = schema["$defs"]
     del defs["result"]["properties"]["timing"]["properties"]["samples"]["items"]
+    defs["latencies"] = {"type": "array", "items": {"type": "array", "minItems": 1}}     # values: _sample_problems
     top = copy.deepcopy(schema)
     for key in RECORD_DEFS:
         top["properties"][key] = {"type": "array"}
@@ -164,7 +166,7 @@ def _schema_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
             if rid in _known_good:
                 continue
             found = [p for err in validators[key].iter_errors(record) for p in _describe(err, doc, (key, i))]
-            if key == "results":
+            if key in ("results", "noise"):
                 found += _sample_problems(record, (key, i))
             if not found and isinstance(record, dict):
                 found = _record_rules(key, record, (key, i))
@@ -177,16 +179,32 @@ def _schema_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
 
 
 def _sample_problems(record: Any, at: PathT) -> list[Problem]:
-    timing = record.get("timing") if isinstance(record, dict) else None
-    samples = timing.get("samples") if isinstance(timing, dict) else None
-    if not isinstance(samples, list):
+    """The values of a result's ``timing.samples`` and ``timing.latencies``, and of a noise
+    record's ``latencies`` (left out of the schema check for speed): positive numbers."""
+    if not isinstance(record, dict):
         return []
+    timing = record.get("timing") if at[0] == "results" else record
+    if not isinstance(timing, dict):
+        return []
+    where: PathT = (*at, "timing") if at[0] == "results" else at
     out: list[Problem] = []
-    for j, x in enumerate(samples):
+    samples = timing.get("samples") if at[0] == "results" else None
+    if isinstance(samples, list):
+        out += _positive(samples, (*where, "samples"))
+    latencies = timing.get("latencies")
+    for j, per_round in enumerate(latencies if isinstance(latencies, list) else []):
+        if isinstance(per_round, list):
+            out += _positive(per_round, (*where, "latencies", j))
+    return out
+
+
+def _positive(values: list[Any], at: PathT) -> list[Problem]:
+    out: list[Problem] = []
+    for j, x in enumerate(values):
         if not _number(x) and not isinstance(x, (NonFinite, float)):
-            out.append(((*at, "timing", "samples", j), f"expected number, got {json_type(x)}"))
+            out.append(((*at, j), f"expected number, got {json_type(x)}"))
         elif _number(x) and x <= 0:
-            out.append(((*at, "timing", "samples", j), f"must be > 0, got {short(x)}"))
+            out.append(((*at, j), f"must be > 0, got {short(x)}"))
     return out
 
 
@@ -240,6 +258,8 @@ def _describe(err: ValidationError, doc: Any, prefix: PathT) -> list[Problem]:
         problem = f"must be > {want}, got {short(inst)}"
     elif kind == "maximum":
         problem = f"must be <= {want}, got {short(inst)}"
+    elif kind == "exclusiveMaximum":
+        problem = f"must be < {want}, got {short(inst)}"
     elif kind == "maxLength":
         problem = f"longer than {want} characters"
     elif kind == "format":
@@ -255,8 +275,9 @@ def _describe(err: ValidationError, doc: Any, prefix: PathT) -> list[Problem]:
 
 # -- rules beyond the schema ---------------------------------------------------------------
 
-def _case_id_problem(case_id: Any, topic: Any = None, variant: Any = None) -> str | None:
-    """A case id is <topic>/<params>/<settings>/<variant>[#aa]; never a path to walk."""
+def _case_id_problem(case_id: Any, topic: Any = None, variant: Any = None, arrival: Any = None) -> str | None:
+    """A case id is <topic>/<params>/<settings>/<variant>[@<arrival>][#aa], the arrival
+    pattern's id there when the record names one; never a path to walk."""
     if not isinstance(case_id, str):
         return None  # the schema reports the type
     segs = case_id.split("/")
@@ -266,8 +287,12 @@ def _case_id_problem(case_id: Any, topic: Any = None, variant: Any = None) -> st
         return f"{short(case_id)} is not <topic>/<params>/<settings>/<variant>"
     if topic is not None and segs[0] != topic:
         return f"{short(case_id)} does not start with its topic {short(topic)}"
-    if variant is not None and segs[3] not in (variant, f"{variant}#aa"):
-        return f"{short(case_id)} does not end with its variant {short(variant)}"
+    if variant is not None:
+        end = f"{variant}@{arrival}" if isinstance(arrival, str) else variant
+        if segs[3] not in (end, f"{end}#aa"):
+            what = f"its variant and arrival pattern {short(end)}" if isinstance(arrival, str) \
+                else f"its variant {short(variant)}"
+            return f"{short(case_id)} does not end with {what}"
     return None
 
 
@@ -384,9 +409,13 @@ def _record_rules(kind: str, r: Mapping[str, object], at: PathT) -> list[Problem
         cases = r.get("cases")                  # a list: the record passed its schema check
         return [((*at, "cases", j), p) for j, c in enumerate(cases if isinstance(cases, list) else [])
                 if (p := _case_id_problem(c, r.get("topic")))]
-    problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"))
+    arrival = r.get("arrival")
+    arrival_id = arrival.get("id") if isinstance(arrival, dict) else arrival
+    problem = _case_id_problem(r.get("case_id"), r.get("topic"), r.get("variant"), arrival_id)
     if problem:
         out.append(((*at, "case_id"), problem))
+    if kind == "noise":
+        return out + _latency_problems(r, r, at)
     if kind != "results":
         return out
     key = r.get("key")
@@ -403,7 +432,46 @@ def _record_rules(kind: str, r: Mapping[str, object], at: PathT) -> list[Problem
     if (isinstance(summary, dict) and _number(summary.get("ci_low")) and _number(summary.get("ci_high"))
             and summary["ci_low"] > summary["ci_high"]):
         out.append(((*at, "timing", "summary", "ci_low"), "greater than ci_high"))
+    if isinstance(timing, dict):
+        out += _latency_problems(timing, r, (*at, "timing"))
     return out + _summary_problems(r, at)
+
+
+def _latency_problems(timing: Mapping[str, object], record: Mapping[str, object], at: PathT) -> list[Problem]:
+    """Per-request latencies come with an arrival pattern (``arrival``), a list per round
+    (as many as ``samples``), each round's sample its median (results), and the ``tail``
+    percentiles of them all."""
+    latencies = timing.get("latencies")
+    if latencies is None:
+        return []
+    if "arrival" not in record:
+        return [((*at, "latencies"), "per-request latencies without an arrival pattern (the record has no arrival)")]
+    if not isinstance(latencies, list) or not all(isinstance(x, list) and all(map(_number, x)) for x in latencies):
+        return []
+    samples = timing.get("samples")
+    out: list[Problem] = []
+    if isinstance(samples, list) and len(samples) != len(latencies):
+        out.append(((*at, "latencies"), f"{len(latencies)} rounds of latencies for {len(samples)} samples"))
+    elif isinstance(samples, list):
+        for j, (x, per_round) in enumerate(zip(samples, latencies)):
+            want = median(per_round)
+            if _number(x) and abs(x - want) > SUMMARY_RTOL * abs(want):
+                problem = f"{short(x)} is not the median latency of round {j}'s requests ({want:.6g})"
+                out.append(((*at, "samples", j), problem))
+                break
+    tail = timing.get("tail")
+    pooled = [x for per_round in latencies for x in per_round]
+    if isinstance(tail, dict) and pooled:
+        if tail.get("n") != len(pooled):
+            out.append(((*at, "tail", "n"), f"{short(tail.get('n'))}, but there are {len(pooled)} latencies"))
+        for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+            got = tail.get(name)
+            value = got.get("value") if isinstance(got, dict) else None
+            want = quantile(pooled, q)
+            if isinstance(value, (int, float)) and _number(value) and abs(value - want) > SUMMARY_RTOL * abs(want):
+                problem = f"{short(value)} is not the {name} of the latencies ({want:.6g})"
+                out.append(((*at, "tail", name, "value"), problem))
+    return out
 
 
 def _sort_key(path: PathT) -> tuple[tuple[int, int, str], ...]:
