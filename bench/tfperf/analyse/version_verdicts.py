@@ -25,7 +25,6 @@ from typing import TypedDict
 
 from ..topic_schema import Claim, Control
 from .claims import NO_DATA, ClaimCheck, ClaimResult, Labeller, check_any_claim, plain_label, scenario_labels
-from .compare import Scenario
 from .effects import Finding, Summary, Verdict, summarise, summary_text, verdict
 from .ratios import RatioCache
 from .records import Measurement, Noise, params_id, settings_id

@@ -121,9 +121,13 @@ def settings_chart_specs(rows: list[ChartRow], x: str, color: str | None = None,
     if len(variants) > 1:
         sel.append(("variant", variants))
     names = {f: f"sel_{i}" for i, (f, _o) in enumerate(sel)}
-    shown = {"p_": "v_", "s_": "l_", "va": "label"}
+    def words(f: str, v: Any) -> str:      # an option as the reader reads it
+        if f == "variant":
+            return next((str(r["label"]) for r in rows if r.get("variant") == v), str(v))
+        return _shown(rows, f, {"p_": "v_", "s_": "l_"}[f[:2]], v)
+
     alt_params = [alt.param(name=names[f], value=o[0],
-                            bind=alt.binding_select(options=o, labels=[_shown(rows, f, shown[f[:2]], v) for v in o],
+                            bind=alt.binding_select(options=o, labels=[words(f, v) for v in o],
                                                     name=(f[2:] if f[:2] in ("p_", "s_") else f) + ": "))
                   for f, o in sel]
     filt = " && ".join([f"datum['{f}'] == {names[f]}" for f, _o in sel] + ["isValid(datum['speedup'])"])
