@@ -257,7 +257,7 @@ def test_the_block_shows_fixed_and_per_step_cost_and_says_what_it_means(ds) -> N
                    "fixed share of a call of 2 steps"):
         assert header in html
     assert html.count("<tr>") == 1 + len(COSTS)
-    assert "50 ms (95% CI" in html and "1 ms (95% CI" in html and "80 ms (95% CI" in html
+    assert "50 ms<br><small>95% CI" in html and "1 ms<br><small>95% CI" in html and "80 ms<br><small>95% CI" in html
     assert "about 7 minutes apart" in html and "calls of 2 and 32 steps" in html
     said = ("fit on a dataset (keras=3) pays the largest fixed cost, 80 ms per call, as much as 100 of its own "
             "steps (98% of a call of 2 steps), and a loop of steps (keras=3) the smallest (500 µs); per step, "
@@ -298,6 +298,19 @@ def test_stored_samples_are_measurements_of_known_costs() -> None:
     assert all(isinstance(m, Measurement) for m in analyse(RESULTS, SNIPPETS).current)
 
 
+def test_a_fixed_cost_within_the_noise_reads_as_about_zero(tmp_path: Path) -> None:
+    """A fixed cost whose 95% CI reaches below 0 is "≈ 0 (within noise)", its estimate and
+    interval kept in the cell's small type, never "-679 µs (95% CI -1.83 ms – 1.28 ms)"."""
+    # the loop's 2-step calls 13% faster: its line meets the time axis at about 0 (0.01 ms)
+    ds = _changed(tmp_path, "loop", 2, 0.87)
+    loop = next(s for g in step_groups(ds.current, T, "steps") for s in g.series if s.variant == "loop")
+    assert loop.fit is not None and loop.fit.fixed.low <= 0 <= loop.fit.fixed.high
+    html = _render(ds)
+    row = next(r for r in html.split("<tr>") if "a loop of steps" in r)
+    assert "≈ 0 (within noise)<br><small>estimate " in row and ", 95% CI " in row, row
+    assert "(95% CI -" not in html and "e+0" not in html
+
+
 def test_seconds_round_before_choosing_the_unit() -> None:
     from tfperf.render.html import seconds
 
@@ -311,6 +324,8 @@ def test_a_fixed_cost_below_zero_is_flagged(tmp_path: Path) -> None:
     assert loop.fit is not None and loop.fit.fixed.high < 0
     html = _render(ds)
     assert "1 row has a fixed cost below 0 beyond the CI" in html
+    # the cell says so instead of printing a negative cost; the estimate and interval stay, in small type
+    assert "below 0: the line is off<br><small>estimate \u2212" in html
     assert "and 1 of the 4 rows has no fixed cost beyond the noise (the 95% CI reaches 0)" in html
     assert "a loop of steps (keras=3) the smallest" not in html
 

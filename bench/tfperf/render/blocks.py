@@ -49,8 +49,9 @@ from .context import (
 from .directives import Directive, DirectiveError
 from .embed import chart_html
 from .failures import block_failures
-from .html import Markup, admonition, element, h, join, link, percent, seconds, table, times_ci
+from .html import Markup, admonition, element, h, join, link, table
 from .notebooks import packages
+from .numbers import percent, seconds, times_ci
 from .per_step_block import PER_STEP_BLOCKS
 from .topic_blocks import EXTRA_BLOCKS
 from .version_blocks import VERSION_BLOCKS

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..analyse import ratio_text
+from .numbers import percent, seconds, seconds_range, times, times_ci
 
 
 class Markup(str):
@@ -61,34 +61,7 @@ def script_json(obj: Any) -> Markup:
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
-# -- number formats (presentation only; the values come from the analysis) -------------
-
-def seconds(x: float | None) -> str:
-    if x is None:
-        return "–"
-    x = float(f"{x:.3g}")         # rounded first: 0.000999999 is "1 ms", not "1e+03 µs"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g} {unit}"
-    return f"{x / 1e-9:.3g} ns"
-
-
-def seconds_range(lo: float | None, hi: float | None) -> str:
-    if lo is None or hi is None:
-        return "–"
-    return f"{seconds(lo)} – {seconds(hi)}"
-
-
-def times(x: float | None) -> str:
-    """A speedup factor as every page prints it: 2.3×, 0.48× (``analyse.effects.ratio_text``)."""
-    return ratio_text(x)
-
-
-def times_ci(point: float | None, lo: float | None, hi: float | None) -> str:
-    if point is None:
-        return "–"
-    return f"{times(point)} (95% CI {times(lo)}–{times(hi)})"
-
-
-def percent(x: float) -> str:
-    return f"{x * 100:.2g}%"
+# Number formats live in .numbers; the modules that print a figure beside their markup import
+# them from here too.
+__all__ = ["Markup", "admonition", "element", "h", "join", "link", "percent", "script_json", "seconds",
+           "seconds_range", "table", "times", "times_ci"]

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 from ..analyse import WORDS, Dataset, Finding, hardware_name, scenario_labels, summarise
 from .directives import Directive, DirectiveError
-from .html import Markup, element, h, seconds, times
+from .html import Markup, element, h
+from .numbers import seconds, times
 
 
 def _nodata(what: str) -> Markup:

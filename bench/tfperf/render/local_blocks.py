@@ -16,7 +16,8 @@ from .. import stats
 from ..analyse import ThisMachine, Versus, params_id
 from ..hardware import isa_class
 from .context import Context, badge, stated
-from .html import Markup, admonition, element, h, join, seconds, table, times
+from .html import Markup, admonition, element, h, join, table
+from .numbers import seconds, times
 
 CLASS = "tfperf-this-machine"
 

@@ -10,37 +10,30 @@ YAML declares the step parameter (``per_step: {param: steps}``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from ..analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
 from .context import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
-from .html import Markup, element, h, join, seconds, table
+from .html import Markup, element, h, join, table
+from .numbers import cost, cost_text, count, percent
 
 
-def _seconds_ci(iv: Interval) -> str:
-    return f"{seconds(iv.point)} (95% CI {seconds(iv.low)} – {seconds(iv.high)})"
-
-
-def _count(x: float) -> str:
-    """A number of steps: "∞" when unbounded, two significant digits below 10."""
-    if math.isinf(x):
-        return "∞"
-    return f"{x:.2g}" if x < 10 else f"{x:.0f}"
+def _cost(iv: Interval) -> Markup:
+    """A fixed cost or a cost per step: its figure (or "≈ 0 (within noise)") and, in small type,
+    its interval (:func:`tfperf.render.numbers.cost`)."""
+    shown = cost(iv.point, iv.low, iv.high)
+    return join([shown.text, Markup("<br>"), element("small", shown.detail)])
 
 
 def _breakeven(s: StepSeries) -> str:
     be = s.fit.breakeven if s.fit else None
     if be is None:
         return "– (no per-step cost beyond the noise)"
-    return f"{_count(be.point)} (95% CI {_count(be.low)} – {_count(be.high)})"
-
-
-def _share(x: float) -> str:
-    """A share as a whole percentage ("94%"; html.percent would say "1e+02%" for 0.995)."""
-    return "–" if math.isnan(x) else "<1%" if 0 < x < 0.005 else f"{x * 100:.0f}%"
+    if be.low == be.high == be.point:
+        return count(be.point)
+    return f"{count(be.point)} (95% CI {count(be.low)} to {count(be.high)})"
 
 
 def _duration(s: float) -> str:
@@ -78,14 +71,18 @@ def sentence(ctx: Context, topic: str, hl: Headline, unit: str) -> str:
     cheap, dear = hl.cheapest_step, hl.dearest_step
     assert most.fit and least.fit and cheap.fit and dear.fit
     be = most.fit.breakeven
-    worth = f", as much as {_count(be.point)} of its own {unit}s" if be is not None else ""
+    worth = f", as much as {count(be.point)} of its own {unit}s" if be is not None else ""
     smallest = (f"{hl.no_fixed} of the {hl.fitted} rows {_has(hl.no_fixed)} no fixed cost beyond the noise (the "
                 f"95% CI reaches 0)" if hl.no_fixed else
-                f"{_who(ctx, topic, least)} the smallest ({seconds(least.fit.fixed.point)})")
-    return (f"{_who(ctx, topic, most)} pays the largest fixed cost, {seconds(most.fit.fixed.point)} per call{worth} "
-            f"({_share(hl.share)} of a call of {hl.shortest} {unit}s), and {smallest}; per {unit}, "
-            f"{_who(ctx, topic, cheap)} is the cheapest ({seconds(cheap.fit.per_step.point)}) and "
-            f"{_who(ctx, topic, dear)} the dearest ({seconds(dear.fit.per_step.point)}).")
+                f"{_who(ctx, topic, least)} the smallest ({cost_text(*_iv(least.fit.fixed))})")
+    return (f"{_who(ctx, topic, most)} pays the largest fixed cost, {cost_text(*_iv(most.fit.fixed))} per call{worth} "
+            f"({percent(hl.share)} of a call of {hl.shortest} {unit}s), and {smallest}; per {unit}, "
+            f"{_who(ctx, topic, cheap)} is the cheapest ({cost_text(*_iv(cheap.fit.per_step))}) and "
+            f"{_who(ctx, topic, dear)} the dearest ({cost_text(*_iv(dear.fit.per_step))}).")
+
+
+def _iv(iv: Interval) -> tuple[float, float, float]:
+    return iv.point, iv.low, iv.high
 
 
 def _off(hl: Headline | None, unit: str) -> str:
@@ -103,8 +100,8 @@ def _group(ctx: Context, topic: str, g: StepGroup, unit: str) -> Markup:
     for s in series:
         if s.fit is None:
             continue
-        rows.append([_settings(ctx, topic, s), ctx.ds.label(topic, s.variant), _seconds_ci(s.fit.fixed),
-                     _seconds_ci(s.fit.per_step), _breakeven(s), _share(s.fit.fixed_share(g.steps[0])),
+        rows.append([_settings(ctx, topic, s), ctx.ds.label(topic, s.variant), _cost(s.fit.fixed),
+                     _cost(s.fit.per_step), _breakeven(s), percent(s.fit.fixed_share(g.steps[0])),
                      join([element("small", s.problem) if s.problem else "", stale_mark(s.measurements)], " ")])
     counts = " and ".join(str(k) for k in g.steps)
     t = table(["settings", "variant", "fixed cost per call", f"cost per {unit}", f"break-even ({g.param} per call)",

@@ -24,7 +24,8 @@ from typing import Any
 from ..analyse import RULE, Measurement, nonfinite, params_id, settings_id
 from .context import Context, badge, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
-from .html import Markup, element, h, join, percent, seconds, seconds_range, table, times
+from .html import Markup, element, h, join, table
+from .numbers import percent, seconds, seconds_range, times
 
 
 def _scenario(params: Mapping[str, object]) -> str:
@@ -332,7 +333,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                          element("code", m.variant, title=ds.label(topic, m.variant)),
                          seconds(v.first_mean / div), seconds_range(v.window_low / div, v.window_high / div),
                          f"{seconds(v.median / div)} ({seconds_range(v.ci_low / div, v.ci_high / div)})",
-                         f"{(v.window_high - v.window_low) / v.median:.0%}", outside, stale_mark([m])])
+                         percent((v.window_high - v.window_low) / v.median), outside, stale_mark([m])])
             last = scen
         t = table([*(["settings"] if show_settings else []), "parameters", "variant", f"one {runs}-call mean",
                    f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", ""], rows)
