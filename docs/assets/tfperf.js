@@ -114,15 +114,41 @@
   window.addEventListener("beforeprint", window.tfperfDrawAll);
 })();
 
-// Small screens: tables of four or more columns are shown as cards (docs/assets/tfperf.css);
-// each cell gets its column's heading as a label.
+// Tables. A name written without spaces in a cell ("eager=on,keras=2", "function_no_jit",
+// "inter_op_parallelism_threads", a profiler's file path) gets a break point after each
+// _ / , and each dot between letters, so that a narrow cell wraps it between its parts,
+// never between letters (docs/assets/tfperf.css). Then, on small screens, a table of four or
+// more columns, or of two or more that is wider than its box, is shown as cards: each cell
+// labelled with its column's heading; and a long one starts folded.
 (function () {
   "use strict";
+  var PARTS = /([_\/,](?=[A-Za-z0-9])|[A-Za-z]\.(?=[A-Za-z]))/g;
+  document.querySelectorAll(".md-typeset td, .md-typeset th").forEach(function (cell) {
+    var walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT), found = [];
+    for (var t = walk.nextNode(); t; t = walk.nextNode()) {
+      PARTS.lastIndex = 0;
+      if (PARTS.test(t.data)) { found.push(t); }
+    }
+    found.forEach(function (t) {
+      var parts = t.data.replace(PARTS, "$1\u0000").split("\u0000"), frag = document.createDocumentFragment();
+      parts.forEach(function (p, i) {
+        if (i) { frag.appendChild(document.createElement("wbr")); }
+        frag.appendChild(document.createTextNode(p));
+      });
+      t.parentNode.replaceChild(frag, t);
+    });
+  });
   document.querySelectorAll(".md-typeset table").forEach(function (table) {
     var heads = table.querySelectorAll("thead th");
     // a table whose columns are the point (claims × releases) scrolls in its own box instead
-    if (heads.length < 4 || table.closest(".tfperf-nocards")) { return; }
-    var labels = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
+    if (table.closest(".tfperf-nocards") || heads.length < 2) { return; }
+    var box = table.closest(".md-typeset__scrollwrap") || table.parentElement;
+    // (Material may not have wrapped the table yet, and clips it to its box: its content's width)
+    if (heads.length < 4 && !(box && Math.max(table.offsetWidth, table.scrollWidth) > box.clientWidth + 1)) { return; }
+    // a header named for screen readers only (.tfperf-sr) gives its cells no label
+    var labels = Array.prototype.map.call(heads, function (th) {
+      return th.querySelector(".tfperf-sr") ? "" : th.textContent.trim();
+    });
     table.querySelectorAll("tbody tr").forEach(function (tr) {
       Array.prototype.forEach.call(tr.children, function (td, i) {
         if (labels[i]) { td.setAttribute("data-label", labels[i]); }

@@ -37,6 +37,7 @@ from .charts import ChartError, chart_specs, has_trend
 from .context import (
     DATA_URL,
     SCHEMA_URL,
+    STALE_HEAD,
     SVG_URL,
     Context,
     badge,
@@ -49,7 +50,7 @@ from .context import (
 from .directives import Directive, DirectiveError
 from .embed import chart_html
 from .failures import block_failures
-from .html import Markup, admonition, element, h, join, link, table
+from .html import Markup, admonition, again, element, fold, h, hidden, join, link, rows_text, table
 from .notebooks import packages
 from .numbers import percent, seconds, times_ci
 from .per_step_block import PER_STEP_BLOCKS
@@ -188,10 +189,10 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                          sp, verdict, best, excluded, stale_mark(sc.variants.values())])
         t = table([*(["settings"] if show_settings else []), "parameters",
                    f"speedup over {ds.label(topic, recs[0].default)}", "finding", "fastest correct variant",
-                   "never recommended here", ""], rows)
+                   "never recommended here", STALE_HEAD], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
-        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
-                          f"{provenance(ctx, ms)}</details>"))
+        out.append(fold(f"Runner {runner}: the fastest correct variant in {rows_text(len(rows), 'scenario')}",
+                        join([t, provenance(ctx, ms)]), len(rows)))
     return Markup("".join(out))
 
 
@@ -223,9 +224,8 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
             per_runner = [element("span", cr.failed_text() or "no results yet", class_="tfperf-nodata")]
         elif a is not None and a.disagreement:
             per_runner.append(element("em", a.disagreement))
-        flag = element("span", "finding changed between releases", class_="tfperf-flip") if cr.id in flips else ""
-        rows.append([join([cr.claim.get("text", cr.id), Markup("<br>"), element("small", _said(cr.expect))]),
-                     join(per_runner, Markup("<br>")), flag,
+        rows.append([_claim_cell(cr.claim.get("text", cr.id), cr.expect, changed=cr.id in flips),
+                     join(per_runner, Markup("<br>")),
                      stale_mark(m for ch in cr.checks for m in ch.scenario.variants.values())])
         scen_rows = [[ch.scenario.runner, settings_id(ch.scenario.settings), _scenario_text(ch.scenario.params),
                       times_ci(ch.ratio.point, ch.ratio.low, ch.ratio.high) if ch.ratio else "–",
@@ -233,13 +233,13 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
                       no_result_tag(bool(ch.failed), ch.wrong_output) or badge(ch.finding),
                       _power(ch), ch.note or "", stale_mark(ch.scenario.variants.values())] for ch in cr.checks]
         if scen_rows and a is not None:
-            details.append(Markup(
-                f'<details class="tfperf-claim-detail"><summary>{h(cr.claim.get("text", cr.id))} Every scenario '
-                f"(speedup of {h(a.candidate)} over {h(a.baseline)})</summary>"
-                + table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within", "finding",
-                         "could detect", "note", ""],
-                        scen_rows) + "</details>"))
-    t = table(["claim", "today, per runner", "", ""], rows)
+            details.append(fold(
+                f"{cr.claim.get('text', cr.id)} Every scenario: the speedup of {a.candidate} over {a.baseline} "
+                f"in {rows_text(len(scen_rows), 'scenario')}",
+                table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within", "finding",
+                       "could detect", "note", STALE_HEAD], scen_rows), len(scen_rows), "tfperf-claim-detail",
+                open_=False))
+    t = table(["claim", "today, per runner", STALE_HEAD], rows)
     ms = [m for cr in claims for ch in cr.checks for m in ch.scenario.variants.values()]
     return Markup(legend() + t + "".join(details) + provenance(ctx, ms))
 
@@ -253,6 +253,15 @@ def _runner_badge(checks: list[ClaimCheck], verdict: Verdict | None) -> Markup:
         if tag is not None:
             return tag
     return badge(verdict)
+
+
+def _claim_cell(text: str, expect: Finding | None, changed: bool = False, stale: bool = False) -> Markup:
+    """A claim, what its source said, and its marks: its finding changed between releases,
+    some of its results are stale."""
+    marks = [element("span", "changed between releases", class_="tfperf-flip") if changed else "",
+             element("span", "partly stale", class_="tfperf-stale") if stale else ""]
+    return join([text, Markup("<br>"), element("small", _said(expect)),
+                 *([Markup("<br>"), join([m for m in marks if m], " ")] if any(marks) else [])])
 
 
 def _said(expect: Finding | None) -> str:
@@ -328,18 +337,16 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
         has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
         title: Any = link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title
         if rows and f.topic == last_topic:
-            title = ""                    # the topic is named once, on its first claim
+            title = again(f.topic_title)      # linked once, on its first claim
         last_topic = f.topic
         cr = ds.claim_result(f.topic, a.claim_id)
         today = [join([element("strong", r.hardware), ": ",
                        _runner_badge(cr.mine(r.runner) if cr is not None else [], r.verdict), " ",
                        stated(r.text, f.topic, a.claim_id, r.runner, r.releases, r.finding)]) for r in a.runners]
-        rows.append([title, join([a.claim_text, Markup("<br>"), element("small", _said(a.expect))]),
+        rows.append([title, _claim_cell(a.claim_text, a.expect, changed=f.changed, stale=f.stale),
                      join(today, Markup("<br>")) or element("span", f.failed or "no results yet",
-                                                             class_="tfperf-nodata"),
-                     join([element("span", "changed between releases", class_="tfperf-flip") if f.changed else "",
-                           element("span", "partly stale", class_="tfperf-stale") if f.stale else ""], " ")])
-    return Markup(legend() + table(["topic", "claim", "today, per runner", ""], rows) + provenance(ctx, ds.current))
+                                                             class_="tfperf-nodata")])
+    return Markup(legend() + table(["topic", "claim", "today, per runner"], rows) + provenance(ctx, ds.current))
 
 
 _ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (None: unknown)
@@ -404,7 +411,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["results files", join([link(ctx.prefix + DATA_URL + s.rel, s.rel) for s in r.sources], ", ")],
         ]
         title = f"{hardware_name(r, label)} ({label})"
-        out.append(Markup(f'<h3 id="runner-{h(label)}">{h(title)}</h3>' + table(["", ""], rows, "tfperf-table tfperf-kv")))
+        out.append(Markup(f'<h3 id="runner-{h(label)}">{h(title)}</h3>' + table([hidden("what"), hidden("value")], rows, "tfperf-table tfperf-kv")))
     return Markup("".join(out))
 
 

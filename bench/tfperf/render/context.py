@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
 from .embed import SvgCache
-from .html import Markup, admonition, element, h, join, link
+from .html import Markup, admonition, element, h, hidden, join, link
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
 SCHEMA_URL = "data/schema_v2.json"
@@ -71,6 +71,9 @@ def no_results(ds: Dataset, what: str) -> Markup:
     return admonition("info", "No results yet",
                       Markup(f"<p>{h(what)}: no results in <code>{h(os.path.relpath(ds.results_root))}</code> yet. "
                              "Run <code>tfperf run</code> (see “Run it yourself”) and rebuild.</p>"))
+
+
+STALE_HEAD = hidden("stale")     # the header of a column of stale marks: the mark says what it is
 
 
 def stale_mark(ms: Iterable[Measurement]) -> Markup:

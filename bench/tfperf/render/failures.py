@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyse import error_line, failed_results
-from .context import Context, provenance, stale_mark
+from .context import STALE_HEAD, Context, provenance, stale_mark
 from .directives import Directive
 from .html import Markup, element, join, link, table
 
@@ -25,5 +25,5 @@ def block_failures(d: Directive, ctx: Context) -> Markup:
                       else join([m.topic, " ", element("em", "(no page)")]))
         rows.append([topic, element("code", m.runner), element("code", m.case_id), error_line(m),
                      m.finished_at.date().isoformat(), stale_mark([m])])
-    return Markup(table(["topic", "runner", "case", "what went wrong", "measured", ""], rows)
+    return Markup(table(["topic", "runner", "case", "what went wrong", "measured", STALE_HEAD], rows)
                   + provenance(ctx, failed))

@@ -16,7 +16,7 @@ from .. import stats
 from ..analyse import ThisMachine, Versus, params_id
 from ..hardware import isa_class
 from .context import Context, badge, stated
-from .html import Markup, admonition, element, h, join, table
+from .html import Markup, admonition, element, h, hidden, join, table
 from .numbers import seconds, times
 
 CLASS = "tfperf-this-machine"
@@ -131,7 +131,7 @@ def runners_section(tm: ThisMachine, ctx: Context) -> Markup:
         rows = [[s.name, s.cases, _ratio_text(s.typical_ratio), f"{s.in_iqr} of {s.cases}",
                  f"{s.in_ci} of {s.cases}"] for s in v.runners]
         body = Markup("<p>" + _intro(tm, v, len(v.here.measurements), "results") + "</p>"
-                      + table(["", ""], kv, "tfperf-table tfperf-kv")
+                      + table([hidden("what"), hidden("value")], kv, "tfperf-table tfperf-kv")
                       + table(["published runner", "cases on both", "typical time here", "here inside their IQR",
                                "here inside their 95% CI"], rows))
         out.append(_box(v, body, f"this-machine-{i + 1}"))

@@ -16,7 +16,7 @@ from typing import Any
 from ..analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
 from .context import Context, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
-from .html import Markup, element, h, join, table
+from .html import Markup, element, fold, join, rows_text, table
 from .numbers import cost, cost_text, count, percent
 
 
@@ -105,7 +105,7 @@ def _group(ctx: Context, topic: str, g: StepGroup, unit: str) -> Markup:
                      join([element("small", s.problem) if s.problem else "", stale_mark(s.measurements)], " ")])
     counts = " and ".join(str(k) for k in g.steps)
     t = table(["settings", "variant", "fixed cost per call", f"cost per {unit}", f"break-even ({g.param} per call)",
-               f"fixed share of a call of {g.steps[0]} {g.param}", ""], rows)
+               f"fixed share of a call of {g.steps[0]} {g.param}", "note"], rows)
     left = [element("li", join([_who(ctx, topic, s), ": ", s.problem or "no fit"])) for s in series if s.fit is None]
     hl = headline(g)
     said = element("p", element("strong", sentence(ctx, topic, hl, unit)), class_="tfperf-per-step-says") if hl else ""
@@ -120,10 +120,10 @@ def _group(ctx: Context, topic: str, g: StepGroup, unit: str) -> Markup:
         f"side), so what the two share within a round cancels."), class_="tfperf-caption")
     ms = [m for s in series for m in s.measurements]
     params = ", ".join(f"{k}={v}" for k, v in g.params.items()) or "default"
-    return Markup(f'<details class="tfperf-runner" open><summary>Runner {h(g.runner)}: {h(params)}, calls of '
-                  f"{h(counts)} {h(g.param)}</summary>{t}"
-                  + (element("p", "Not fitted:") + element("ul", join(left)) if left else "")
-                  + said + how + provenance(ctx, ms) + "</details>")
+    # what the table says stays in view when the table is folded (a phone)
+    return join([fold(f"Runner {g.runner}: {params}, calls of {counts} {g.param}: {rows_text(len(rows))}",
+                      join([t, join([element("p", "Not fitted:"), element("ul", join(left))]) if left else "", how,
+                            provenance(ctx, ms)]), len(rows)), said])
 
 
 def block_perstep(d: Directive, ctx: Context) -> Markup:

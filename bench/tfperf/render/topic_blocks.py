@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..analyse import RULE, Measurement, nonfinite, params_id, settings_id
-from .context import Context, badge, no_results, provenance, stale_mark
+from .context import STALE_HEAD, Context, badge, no_results, provenance, stale_mark
 from .directives import Directive, DirectiveError
-from .html import Markup, element, h, join, table
+from .html import Markup, again, element, fold, h, join, rows_text, table
 from .numbers import percent, seconds, seconds_range, times
 
 
@@ -97,8 +97,8 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
         heads = ["settings", *[_scenario(col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
                                for c in cols]]
         ms = [m for s in items for m in (s.measurement, s.baseline) if m is not None]
-        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}: speedup over '
-                          f"{h(base_txt)}</summary>" + table(heads, rows) + provenance(ctx, ms) + "</details>"))
+        out.append(fold(f"Runner {runner}: speedup over {base_txt}, {rows_text(len(rows), 'settings group')}",
+                        join([table(heads, rows), provenance(ctx, ms)]), len(rows)))
     note = Markup("<p><small>Each cell: time with the baseline settings / time with these settings, same "
                   "runner, parameters and code (above 1×: faster). Measured side by side, it is the median of "
                   f"per-round ratios, with its 95% CI in brackets. {h(RULE)}</small></p>")
@@ -221,9 +221,8 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
         heads = ["variant", *[f"per {unit}, {col}={cv}" if col else f"per {unit}" for cv in colvals],
                  *[_metric_title(f) for f in fields], "output"]
         what = ", ".join(x for x in (sid if sid != "default" else "", rest if rest != "-" else "") if x)
-        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}'
-                          f"{h(' — ' + what if what else '')}</summary>" + table(heads, rows)
-                          + provenance(ctx, gms) + "</details>"))
+        out.append(fold(f"Runner {runner}{' — ' + what if what else ''}: {rows_text(len(rows), 'variant')}",
+                        join([table(heads, rows), provenance(ctx, gms)]), len(rows)))
     note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(_metric_title(f) for f in fields))}: "
                   f"as reported by each case's setup ({h(', '.join(fields))} in the results files; a range where "
                   "the cases of one variant differ).</small></p>")
@@ -288,9 +287,9 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
         t = table([*(["settings"] if show_settings else []), "parameters",
                    join(["first call: ", element("code", baseline), " → ", element("code", candidate)]),
                    join([f"median per {unit}: ", element("code", baseline), " → ", element("code", candidate)]),
-                   join([element("code", candidate), " pays off"]), "range (95% CIs)", ""], rows)
-        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
-                          + provenance(ctx, [m for _b, ms in items for m in ms]) + "</details>"))
+                   join([element("code", candidate), " pays off"]), "range (95% CIs)", STALE_HEAD], rows)
+        out.append(fold(f"Runner {runner}: {rows_text(len(rows), 'scenario')}",
+                        join([t, provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
     per_call = info.per_call if info else None
     per = (f" One call is {h(per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
            "the break-even counts calls." if per_call and unit != "call" else "")
@@ -328,17 +327,19 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
             outside = (element("span", "outside the CI", class_="tfperf-tag tfperf-fails")
                        if v.first_mean_outside_ci else "inside")
             scen = (m.settings_id, m.params_id)
-            rows.append([*([m.settings_id if scen != last else ""] if show_settings else []),
-                         _scenario(m.params) if scen != last else "",
+            first = scen != last              # a scenario's later rows repeat it as cards need it
+            rows.append([*([m.settings_id if first else again(m.settings_id)] if show_settings else []),
+                         _scenario(m.params) if first else again(_scenario(m.params)),
                          element("code", m.variant, title=ds.label(topic, m.variant)),
                          seconds(v.first_mean / div), seconds_range(v.window_low / div, v.window_high / div),
                          f"{seconds(v.median / div)} ({seconds_range(v.ci_low / div, v.ci_high / div)})",
                          percent((v.window_high - v.window_low) / v.median), outside, stale_mark([m])])
             last = scen
         t = table([*(["settings"] if show_settings else []), "parameters", "variant", f"one {runs}-call mean",
-                   f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", ""], rows)
-        out.append(Markup(f'<details class="tfperf-runner" open><summary>Runner {h(runner)}</summary>{t}'
-                          + provenance(ctx, [m for m, _v in items]) + "</details>"))
+                   f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", STALE_HEAD], rows)
+        out.append(fold(f"Runner {runner}: {rows_text(len(rows))} in "
+                        f"{rows_text(len({(m.settings_id, m.params_id) for m, _v in items}), 'scenario')}",
+                        join([t, provenance(ctx, [m for m, _v in items])]), len(rows)))
     outside_n = sum(1 for _m, v in views if v.first_mean_outside_ci)
     out.insert(1, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
                          "lies outside the 95% confidence interval of the median of all samples.</p>"))
