@@ -13,11 +13,10 @@ index-<width>.txt.
 
 from __future__ import annotations
 
-import re
-
 import functools
 import http.server
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -307,3 +306,135 @@ def _internal_ids(results: Path) -> dict[str, str]:
     for runner in results.iterdir():
         ids[runner.name] = "runner label"
     return ids
+
+
+# -- tables --------------------------------------------------------------------------------
+
+# Every <details> opened, then per table: words broken between two letters or digits (a
+# column too narrow for them), generated tables' empty headers, cards whose first cell is
+# empty (a card that lost its scenario), and tables wider than their box whose first column
+# does not stay in view when the box scrolls to its end.
+_TABLES_JS = """() => {
+  document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  const out = {broken: [], emptyHead: [], cardWithoutName: [], lostColumn: [], tables: 0};
+  const scroller = el => { for (let a = el.parentElement; a; a = a.parentElement) {
+    const ox = getComputedStyle(a).overflowX; if (ox === 'auto' || ox === 'scroll') return a; } return null; };
+  const range = document.createRange();
+  for (const t of document.querySelectorAll('.md-content table')) {
+    if (!t.getBoundingClientRect().width) continue;
+    out.tables++;
+    const name = (t.querySelector('th') || t).textContent.trim().slice(0, 40);
+    for (const cell of t.querySelectorAll('td, th')) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const m of n.data.matchAll(/[\\p{L}\\p{N}]{2,}/gu)) {
+          range.setStart(n, m.index); range.setEnd(n, m.index + m[0].length);
+          const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+          if (tops.size > 1) out.broken.push(name + ': ' + m[0]);
+        }
+      }
+    }
+    if (t.closest('.tfperf-table-wrap'))
+      t.querySelectorAll('thead th').forEach(th => { if (!th.textContent.trim()) out.emptyHead.push(name); });
+    if (t.hasAttribute('data-tfperf-cards') && getComputedStyle(t).display === 'block')
+      t.querySelectorAll('tbody tr').forEach(tr => {
+        const first = tr.children[0];
+        if (first && !first.innerText.trim()) out.cardWithoutName.push(name + ': ' + tr.innerText.slice(0, 60));
+      });
+    const box = scroller(t);
+    if (box && box.scrollWidth > box.clientWidth + 1) {
+      box.scrollLeft = box.scrollWidth;
+      const left = box.getBoundingClientRect().left;
+      for (const tr of t.querySelectorAll('tbody tr:not(.tfperf-group)')) {
+        const r = tr.children[0].getBoundingClientRect();
+        if (r.width && Math.abs(r.left - left) > 2) { out.lostColumn.push(name + ': ' + box.scrollWidth + ' px in '
+          + box.clientWidth); break; }
+      }
+      box.scrollLeft = 0;
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_tables_fit_or_keep_their_first_column_in_view(built_site: Path, server: str, browser,  # type: ignore[no-untyped-def]
+                                                       width: int) -> None:
+    """Every table on every page, every fold opened: no word broken between two letters, no
+    generated table with an empty header, no card (a phone) whose first cell, its scenario or
+    topic, is empty, and a table wider than its box keeps its first column in view when the
+    box is scrolled to its end."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    found: list[str] = []
+    tables = 0
+    for rel in _pages(built_site):
+        page.goto(server + rel, wait_until="networkidle")
+        r = page.evaluate(_TABLES_JS)
+        tables += r["tables"]
+        where = f"{rel or '/'} at {width} px"
+        found += [f"{where}: a word broken between letters: {x}" for x in r["broken"][:5]]
+        found += [f"{where}: an empty header in {x}" for x in r["emptyHead"][:3]]
+        found += [f"{where}: a card without its first cell: {x}" for x in r["cardWithoutName"][:3]]
+        found += [f"{where}: the first column out of view: {x}" for x in r["lostColumn"]]
+    page.close()
+    assert tables > 20
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_long_tables_start_folded_on_a_phone(built_site: Path, server: str, browser, width: int) -> None:  # type: ignore[no-untyped-def]
+    """A table of more than a screen's rows (the ten-call means: 40 rows a runner) is open on a
+    wide screen and folded on a phone, under a summary that counts its rows."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(server + "topics/xla_jit/", wait_until="networkidle")
+    folds = page.evaluate("() => [...document.querySelectorAll('details.tfperf-runner[data-tfperf-fold]')]"
+                          ".map(d => [d.open, d.querySelector('summary').textContent])")
+    page.close()
+    assert folds, "no long table on the page"
+    assert all(is_open == (width > 400) for is_open, _s in folds), folds
+    assert all(re.search(r"\d+ (rows|scenarios|variants)", s) for _o, s in folds), folds
+
+
+def test_the_claim_column_stays_in_view_when_the_versions_table_scrolls(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport={"width": 400, "height": 800})
+    page.goto(server, wait_until="networkidle")
+    # a box narrower than the table (the fixture has two releases, which fit a phone)
+    r = page.evaluate("""() => {
+      const t = document.querySelector('.tfperf-versions table');
+      const box = t.closest('.md-typeset__scrollwrap') || t.closest('.tfperf-table-wrap');
+      box.style.width = '200px';
+      box.scrollLeft = box.scrollWidth;
+      const th = t.querySelector('tbody th[scope=row]');
+      return [box.scrollLeft, box.getBoundingClientRect().left, th.getBoundingClientRect().left];
+    }""")
+    page.close()
+    scrolled, box_left, claim_left = r
+    assert scrolled > 0 and abs(claim_left - box_left) <= 1, r
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_a_cells_whole_finding_shows_on_a_tap_or_the_keyboard(server: str, browser, width: int) -> None:  # type: ignore[no-untyped-def]
+    """The claims × releases table: a tap (a click at 1400 px) on a cell shows its whole
+    finding under the table, named by its claim; the keyboard reaches the first cell with Tab,
+    shows its finding, moves to the next with the right arrow, and Escape closes the line."""
+    page = browser.new_page(viewport={"width": width, "height": 900}, has_touch=width == 400)
+    page.goto(server, wait_until="networkidle")
+    panel = page.locator(".tfperf-versions").locator("xpath=..").locator(".tfperf-detail [role=status]")
+    cell = page.locator(".tfperf-versions td.tfperf-vcell[title]").nth(1)
+    title = cell.get_attribute("title")
+    claim = cell.locator("xpath=../th").inner_text().split("\n")[0].strip()
+    (cell.tap if width == 400 else cell.click)()
+    assert title and panel.inner_text().endswith(title) and claim in panel.inner_text()
+    page.keyboard.press("Escape")
+    assert panel.inner_text() == ""
+    # the keyboard: from the first claim's link, Tab reaches the table's one tab stop
+    page.locator(".tfperf-versions tbody th[scope=row] a").first.focus()
+    page.keyboard.press("Tab")
+    first = page.locator(".tfperf-versions td.tfperf-vcell[title]").first
+    assert page.evaluate("() => document.activeElement.closest('td').title") == first.get_attribute("title")
+    assert panel.inner_text().endswith(str(first.get_attribute("title")))
+    page.keyboard.press("ArrowRight")
+    assert panel.inner_text().endswith(str(cell.get_attribute("title")))
+    page.keyboard.press("Escape")
+    assert panel.inner_text() == ""
+    page.close()

@@ -158,6 +158,126 @@
     });
     table.setAttribute("data-tfperf-cards", "");
   });
+  // a long table (render/html.py fold) starts folded on a phone: its summary says what it holds
+  if (window.matchMedia && window.matchMedia("(max-width: 44.984375em)").matches) {
+    document.querySelectorAll("details[data-tfperf-fold][open]").forEach(function (d) { d.open = false; });
+  }
+})();
+
+// A cell's whole finding (its title) on a tap, a click or the keyboard's focus, not on hover
+// alone: in a [data-tfperf-details] box (render/version_blocks.py: the claims × releases
+// table, a topic's strips, every scenario per release) each cell with a title becomes a
+// button, and its finding shows under the table, in a line that stays at the foot of the
+// screen while the table is in view (tfperf.css). One button of a box is in the Tab order;
+// the arrow keys move between them, Escape closes the line. A box inside a closed <details>
+// is made ready when it opens.
+(function () {
+  "use strict";
+  var count = 0;
+  function ready(box) {
+    if (box.hasAttribute("data-ready")) { return; }
+    box.setAttribute("data-ready", "");
+    var panel = document.createElement("div");
+    panel.className = "tfperf-detail";
+    panel.id = "tfperf-detail-" + (++count);
+    var text = document.createElement("span");
+    text.setAttribute("role", "status");
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "tfperf-detail-close";
+    close.setAttribute("aria-label", "Close this finding");
+    close.textContent = "×";
+    panel.appendChild(text);
+    panel.appendChild(close);
+    box.appendChild(panel);
+    var buttons = [];
+    box.querySelectorAll("td[title], li[title]").forEach(function (cell) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "tfperf-cellbtn";
+      b.tabIndex = buttons.length ? -1 : 0;
+      b.setAttribute("aria-expanded", "false");
+      b.setAttribute("aria-controls", panel.id);
+      while (cell.firstChild) { b.appendChild(cell.firstChild); }
+      cell.appendChild(b);
+      buttons.push(b);
+    });
+    var current = null;
+    function hide() {
+      if (current) { current.setAttribute("aria-expanded", "false"); }
+      current = null;
+      text.textContent = "";
+      panel.classList.remove("tfperf-open");
+    }
+    function show(b) {
+      if (current === b) { return; }
+      if (current) { current.setAttribute("aria-expanded", "false"); }
+      current = b;
+      b.setAttribute("aria-expanded", "true");
+      // the row's name, after its group's (a topic above its claims, a claim above its scenarios)
+      var row = b.closest("tr"), names = [];
+      for (var g = row && row.previousElementSibling; g; g = g.previousElementSibling) {
+        if (g.classList.contains("tfperf-group")) { names.push(g.innerText.trim()); break; }
+      }
+      var head = row && row.querySelector("th");
+      if (head) { names.push(head.innerText.trim()); }
+      var name = names.join(" · ").replace(/\s*\n\s*/g, " · ");
+      text.textContent = (name ? name + " — " : "") + b.parentNode.getAttribute("title");
+      panel.classList.add("tfperf-open");
+    }
+    function move(from, to) {
+      from.tabIndex = -1;
+      to.tabIndex = 0;
+      to.focus();
+    }
+    function vertical(b, down) {
+      var cell = b.parentNode, i = cell.cellIndex, tr = cell.parentNode;
+      if (typeof i !== "number" || !tr || tr.tagName !== "TR") { return buttons[buttons.indexOf(b) + (down ? 1 : -1)]; }
+      for (tr = down ? tr.nextElementSibling : tr.previousElementSibling; tr;
+           tr = down ? tr.nextElementSibling : tr.previousElementSibling) {
+        var c = tr.cells[i], t = c && c.querySelector(".tfperf-cellbtn");
+        if (t) { return t; }
+      }
+      return null;
+    }
+    box.addEventListener("click", function (e) {
+      var b = e.target.closest(".tfperf-cellbtn");
+      if (!b) { return; }
+      if (current === b && e.detail > 0) { hide(); } else { show(b); }
+    });
+    box.addEventListener("focusin", function (e) {
+      var b = e.target.closest(".tfperf-cellbtn");
+      if (b && b.matches(":focus-visible")) { show(b); }
+    });
+    close.addEventListener("click", function () {
+      var was = current;
+      hide();
+      if (was) { was.focus(); }
+    });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") { if (current) { var was = current; hide(); was.focus(); } return; }
+      var b = e.target.closest(".tfperf-cellbtn");
+      if (!b) { return; }
+      var i = buttons.indexOf(b), to = null;
+      if (e.key === "ArrowRight") { to = buttons[i + 1]; }
+      else if (e.key === "ArrowLeft") { to = buttons[i - 1]; }
+      else if (e.key === "ArrowDown" || e.key === "ArrowUp") { to = vertical(b, e.key === "ArrowDown"); }
+      else if (e.key === "Home") { to = buttons[0]; }
+      else if (e.key === "End") { to = buttons[buttons.length - 1]; }
+      else { return; }
+      e.preventDefault();
+      if (to) { move(b, to); }
+    });
+  }
+  document.querySelectorAll("[data-tfperf-details]").forEach(function (box) {
+    var folded = box.closest("details:not([open])");
+    if (!folded) { ready(box); return; }
+    folded.addEventListener("toggle", function once() {
+      if (!folded.open) { return; }
+      folded.removeEventListener("toggle", once);
+      ready(box);
+    });
+  });
 })();
 
 // A region that scrolls sideways (a long code line, a wide table's box) takes the keyboard's

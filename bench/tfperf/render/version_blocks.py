@@ -39,7 +39,7 @@ from ..topic_schema import Claim
 from .context import SVG_URL, Context, provenance
 from .directives import Directive
 from .embed import chart_html
-from .html import Markup, admonition, element, h, join, times
+from .html import Markup, admonition, element, h, hidden, join, times
 from .version_chart import version_chart_specs
 
 OTHER = {NOT_AVAILABLE: ("", "n/a", "na"), FAILED: ("!", "failed", "failed"), NOT_MEASURED: ("–", "", "nodata")}
@@ -48,6 +48,9 @@ KEY = (" · ".join(f"{WORDS[f].symbol} {WORDS[f].text}" for f in (Finding.FASTER
                                                                Finding.UNCLEAR, Finding.DEPENDS))
        + " · n/a: not available in that release (the variant does not exist there) · –: not measured · "
          "*: some scenarios not available")
+# Each cell's whole finding is its title; docs/assets/tfperf.js shows it on a tap, a click or
+# the keyboard's focus, under the table.
+DETAIL_HINT = "tap or click a cell, or move to it with Tab and the arrow keys, for its whole finding"
 
 
 def _look(cell: VersionCell) -> tuple[str, str, str]:
@@ -102,7 +105,9 @@ def strip_html(strip: VersionStrip, labels: dict[str, str]) -> Markup:
                      class_=f"tfperf-strip-cell tfperf-{_look(c)[2]}" + (" tfperf-stated" if c.definite else ""),
                      title=cell_title(c, labels.get(c.version, c.version)), **_stated(strip, c))
              for c in strip.cells]
-    return element("ol", join(items), class_="tfperf-strip", aria_label="Finding per TensorFlow release")
+    return Markup('<div class="tfperf-details-box" data-tfperf-details>'
+                  + element("ol", join(items), class_="tfperf-strip", aria_label="Finding per TensorFlow release")
+                  + "</div>")
 
 
 def _notes(strip: VersionStrip, labels: dict[str, str]) -> Markup:
@@ -204,7 +209,7 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
                   "the scenarios measured with that release; the newest release's is the one at the top of this "
                   "page. A release changes a finding only when, on the scenarios it shares with the release "
                   "before, the finding differs and the two releases' 95% confidence intervals do not overlap. "
-                  "Hover a cell for the whole finding.</p>")]
+                  f"{DETAIL_HINT[0].upper()}{DETAIL_HINT[1:]}.</p>")]
     if changed:
         names = listing(list(dict.fromkeys(s.text.rstrip(".") for s in changed)))
         out.append(Markup(f"<p><strong>{len({s.claim_id for s in changed})} of {len(ids)} claims changed "
@@ -224,40 +229,64 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
     if missing:
         out.append(Markup("<p>Not measured across releases (their scenarios were measured with one release only): "
                           + h("; ".join(missing)) + ".</p>"))
-    out.append(_scenario_details(strips, labels))
+    out.append(_scenario_details(ctx, strips, labels))
     out.append(provenance(ctx, [m for m in ds.by_version if m.topic == topic]))
     return Markup("".join(out))
 
 
-def _scenario_details(strips: list[VersionStrip], labels: dict[str, str]) -> Markup:
-    """Every scenario of every claim, per release: the finding and speedup (folded)."""
+def _scenario_key(ch: ClaimCheck) -> str:
+    """"batch=1, model=tiny, keras=3": the parameters, then the settings."""
+    parts = [f"{k}={v}" for k, v in ch.scenario.params.items()]
+    parts += [f"{k}={v}" for k, v in sorted(ch.scenario.settings.items())]
+    return ", ".join(parts)
+
+
+def _scenario_cell(got: ClaimCheck | None, label: str) -> Markup:
+    """A release's finding in one scenario: its symbol above its speedup, in the finding's
+    colour, the word for screen readers; the speedup's interval in the cell's detail."""
+    if got is None:
+        return element("td", "–", class_="tfperf-vcell tfperf-nodata")
+    w = WORDS[got.finding]
+    r = got.ratio
+    detail = f"TF {label}: {w.text}" + (f", {times(r.point)} (95% CI {times(r.low)}–{times(r.high)})" if r else "")
+    return element("td", join([element("span", w.symbol, class_="tfperf-vsym", aria_hidden="true"),
+                               hidden(w.text + ", "), times(r.point) if r else ""]),
+                   class_=f"tfperf-vcell tfperf-{w.css}", title=detail)
+
+
+def _scenario_details(ctx: Context, strips: list[VersionStrip], labels: dict[str, str]) -> Markup:
+    """Every scenario of every claim, per release: the finding and speedup, folded. A row
+    per scenario, named in its first column (which stays in view when the table scrolls
+    sideways); a heading row per claim and runner."""
     versions = sort_versions(labels)
-    head = "".join(element("th", x) for x in ["claim", "runner", "scenario", *[labels[v] for v in versions]])
-    body = []
+    head = element("th", "scenario", scope="col") + "".join(element("th", labels[v], scope="col") for v in versions)
+    several = len({s.runner for s in strips}) > 1
+    body: list[str] = []
+    rows = 0
     for s in strips:
         by: dict[str, dict[str, ClaimCheck]] = {}
         for c in s.cells:
             for ch in c.checks:
-                key = ", ".join(f"{k}={v}" for k, v in ch.scenario.params.items())
-                key = ", ".join(x for x in (key, ", ".join(f"{k}={v}" for k, v in sorted(ch.scenario.settings.items())))
-                                if x)
-                by.setdefault(key, {})[c.version] = ch
+                by.setdefault(_scenario_key(ch), {})[c.version] = ch
+        if not by:
+            continue
+        hw = hardware_name(ctx.ds.runners.get(s.runner), s.runner)
+        title = join([s.text, element("small", f" on the {hw}") if several else ""])
+        body.append(f'<tr class="tfperf-group"><th colspan="{len(versions) + 1}" scope="colgroup">'
+                    f'{element("span", title, class_="tfperf-group-name")}</th></tr>')
         for scen, per in by.items():
-            tds = []
-            for v in versions:
-                got = per.get(v)
-                if got is None:
-                    tds.append(element("td", "–"))
-                    continue
-                w = WORDS[got.finding]
-                tds.append(element("td", join([element("span", f"{w.symbol} {w.text}",
-                                                       class_=f"tfperf-verdict tfperf-{w.css}"),
-                                               Markup("<br>"), times(got.ratio.point) if got.ratio else ""])))
-            body.append("<tr>" + element("td", s.text) + element("td", s.runner) + element("td", scen)
-                        + "".join(tds) + "</tr>")
-    return Markup('<details class="tfperf-claim-detail"><summary>Every scenario in every release (finding and '
-                  'speedup)</summary><div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
-                  f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></details>")
+            body.append("<tr>" + element("th", scen, scope="row")
+                        + "".join(_scenario_cell(per.get(v), labels[v]) for v in versions) + "</tr>")
+            rows += 1
+    key = " · ".join(f"{WORDS[f].symbol} {WORDS[f].text}" for f in (Finding.FASTER, Finding.SLOWER, Finding.SAME,
+                                                                    Finding.UNCLEAR))
+    return Markup(f'<details class="tfperf-claim-detail"><summary>Every scenario in every release: the finding and '
+                  f"speedup of {rows} scenario{'s' if rows != 1 else ''}</summary>"
+                  '<div class="tfperf-details-box" data-tfperf-details>'
+                  '<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions tfperf-scenarios">'
+                  f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>"
+                  f'<p class="tfperf-strip-key">{h(key)} · –: not measured. Each cell: the finding, and the speedup '
+                  f"of the claim's candidate over its baseline; {h(DETAIL_HINT)}</p></details>")
 
 
 def _changes_text(s: VersionStrip, labels: dict[str, str]) -> str:
@@ -295,7 +324,7 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
         return no_versions(ctx, None)
     labels = t.labels
     several = len(t.runners) > 1
-    head = element("th", "claim") + "".join(element("th", labels[v], scope="col") for v in t.versions)
+    head = element("th", "claim", scope="col") + "".join(element("th", labels[v], scope="col") for v in t.versions)
     body: list[str] = []
     last = None
     for row in t.rows:
@@ -304,7 +333,7 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
         if row.topic != last:
             title: Any = element("a", row.topic_title, href=href) if page else row.topic_title
             body.append(f'<tr class="tfperf-group"><th colspan="{len(t.versions) + 1}" scope="colgroup">'
-                        f"{h(title)}</th></tr>")
+                        f'{element("span", title, class_="tfperf-group-name")}</th></tr>')
             last = row.topic
         claim: Any = element("a", row.strip.text, href=href) if page else row.strip.text
         hw = hardware_name(ctx.ds.runners.get(row.strip.runner), row.strip.runner)
@@ -323,9 +352,10 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
     intro += (f"{len(changed)} finding{'s' if len(changed) != 1 else ''} changed (listed under the table)."
               if changed else "No finding changed across the releases measured.")
     out: list[str] = [Markup(f"<p>{h(intro)}</p>"),
-                      Markup('<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
-                             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"),
-                      Markup(f'<p class="tfperf-strip-key">{h(KEY)}. Hover a cell for the whole finding.</p>')]
+                      Markup('<div class="tfperf-details-box" data-tfperf-details>'
+                             '<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
+                             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>"),
+                      Markup(f'<p class="tfperf-strip-key">{h(KEY)}. {h(DETAIL_HINT[0].upper() + DETAIL_HINT[1:])}.</p>')]
     if changed:
         items = []
         for r in changed:
