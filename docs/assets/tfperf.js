@@ -245,9 +245,13 @@
       if (!b) { return; }
       if (current === b && e.detail > 0) { hide(); } else { show(b); }
     });
+    // the keyboard's focus shows a finding; a tap or a click focuses too, and shows it on its own
+    function keyboardFocus(el) {
+      try { return el.matches(":focus-visible"); } catch (err) { return false; }
+    }
     box.addEventListener("focusin", function (e) {
       var b = e.target.closest(".tfperf-cellbtn");
-      if (b && b.matches(":focus-visible")) { show(b); }
+      if (b && keyboardFocus(b)) { show(b); }
     });
     close.addEventListener("click", function () {
       var was = current;
