@@ -1,3 +1,32 @@
+// Work on a part of the page waits until the part comes near the screen: a topic page holds
+// ~15,000 elements, and preparing every chart, table and scroll box on load kept a phone busy
+// for seconds before the page answered a tap. tfperf.whenNear(el, fn) runs fn(el) once, when
+// el is within 600 px of the screen (at once where IntersectionObserver is missing);
+// tfperfDrawAll() runs everything still waiting (printing, tests).
+var tfperf = {};
+(function () {
+  "use strict";
+  var waiting = new Map();
+  var seen = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) { if (e.isIntersecting) { run(e.target); } });
+  }, { rootMargin: "600px 0px" }) : null;
+  function run(el) {
+    var fns = waiting.get(el);
+    if (!fns) { return; }
+    waiting.delete(el);
+    seen.unobserve(el);
+    fns.forEach(function (fn) { fn(el); });
+  }
+  tfperf.whenNear = function (el, fn) {
+    if (!seen) { fn(el); return; }
+    if (waiting.has(el)) { waiting.get(el).push(fn); return; }
+    waiting.set(el, [fn]);
+    seen.observe(el);
+  };
+  window.tfperfDrawAll = function () { Array.from(waiting.keys()).forEach(run); };
+  window.addEventListener("beforeprint", window.tfperfDrawAll);
+})();
+
 // Render every tfperf chart on the page with the vendored vega-embed (no CDN), loaded when
 // the first chart nears the screen: a page's first screen waits for no chart library.
 // The spec sits beside each chart div as <script type="application/json" id="<div id>-spec">;
@@ -54,9 +83,7 @@
         layout: { bottom: { direction: "vertical", anchor: "start" } } });
     }
   }
-  // A chart is drawn when it comes near the screen, not on load: a topic page has up to
-  // 30 charts, and drawing them all at once kept a phone busy for seconds before the page
-  // answered a tap. tfperfDrawAll() draws every chart now (printing, tests).
+  // A chart is drawn when it comes near the screen (tfperf.whenNear), not on load.
   function draw(el) {
     if (el.hasAttribute("data-drawing")) { return; }
     el.setAttribute("data-drawing", "");
@@ -96,22 +123,7 @@
       console.error("tfperf chart " + el.id + ": " + err);
     });
   }
-  var charts = Array.prototype.slice.call(document.querySelectorAll("[data-tfperf-chart]"));
-  var seen = null;
-  if ("IntersectionObserver" in window) {
-    seen = new IntersectionObserver(function (entries) {
-      entries.forEach(function (e) {
-        if (e.isIntersecting) { seen.unobserve(e.target); draw(e.target); }
-      });
-    }, { rootMargin: "600px 0px" });
-    charts.forEach(function (el) { seen.observe(el); });
-  } else {
-    charts.forEach(draw);
-  }
-  window.tfperfDrawAll = function () {
-    charts.forEach(function (el) { if (seen) { seen.unobserve(el); } draw(el); });
-  };
-  window.addEventListener("beforeprint", window.tfperfDrawAll);
+  document.querySelectorAll("[data-tfperf-chart]").forEach(function (el) { tfperf.whenNear(el, draw); });
 })();
 
 // Tables. A name written without spaces in a cell ("eager=on,keras=2", "function_no_jit",
@@ -123,7 +135,10 @@
 (function () {
   "use strict";
   var PARTS = /([_\/,](?=[A-Za-z0-9])|[A-Za-z]\.(?=[A-Za-z]))/g;
-  document.querySelectorAll(".md-typeset td, .md-typeset th").forEach(function (cell) {
+  function breakable(table) {
+    table.querySelectorAll("td, th").forEach(breakableCell);
+  }
+  function breakableCell(cell) {
     var walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT), found = [];
     for (var t = walk.nextNode(); t; t = walk.nextNode()) {
       PARTS.lastIndex = 0;
@@ -137,8 +152,8 @@
       });
       t.parentNode.replaceChild(frag, t);
     });
-  });
-  document.querySelectorAll(".md-typeset table").forEach(function (table) {
+  }
+  function cards(table) {
     var heads = table.querySelectorAll("thead th");
     // a table whose columns are the point (claims × releases) scrolls in its own box instead
     if (table.closest(".tfperf-nocards") || heads.length < 2) { return; }
@@ -157,6 +172,9 @@
       });
     });
     table.setAttribute("data-tfperf-cards", "");
+  }
+  document.querySelectorAll(".md-typeset table").forEach(function (table) {
+    tfperf.whenNear(table, function () { breakable(table); cards(table); });
   });
   // a long table (render/html.py fold) starts folded on a phone: its summary says what it holds
   if (window.matchMedia && window.matchMedia("(max-width: 44.984375em)").matches) {
@@ -170,7 +188,7 @@
 // button, and its finding shows under the table, in a line that stays at the foot of the
 // screen while the table is in view (tfperf.css). One button of a box is in the Tab order;
 // the arrow keys move between them, Escape closes the line. A box inside a closed <details>
-// is made ready when it opens.
+// is made ready when it opens; any box, when it nears the screen.
 (function () {
   "use strict";
   var count = 0;
@@ -273,24 +291,20 @@
       if (to) { move(b, to); }
     });
   }
-  document.querySelectorAll("[data-tfperf-details]").forEach(function (box) {
-    var folded = box.closest("details:not([open])");
-    if (!folded) { ready(box); return; }
-    folded.addEventListener("toggle", function once() {
-      if (!folded.open) { return; }
-      folded.removeEventListener("toggle", once);
-      ready(box);
-    });
-  });
+  // (a box in a closed <details> comes near the screen when the <details> opens)
+  document.querySelectorAll("[data-tfperf-details]").forEach(function (box) { tfperf.whenNear(box, ready); });
 })();
 
 // A region that scrolls sideways (a long code line, a wide table's box) takes the keyboard's
 // focus, so that it can be scrolled without a mouse (WCAG 2.1.1).
 (function () {
   "use strict";
+  // (measured when it nears the screen: a width read on load would lay out the whole page)
   document.querySelectorAll(".md-typeset pre, .md-typeset pre > code, .tfperf-table-wrap, .md-typeset__scrollwrap")
     .forEach(function (el) {
-      if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
+      tfperf.whenNear(el, function () {
+        if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
+      });
     });
 })();
 
