@@ -38,8 +38,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from .measure.advise.model_file import check_dtype, check_model_path, parse_shape
 
     model = check_model_path(args.model)                 # one line, no TensorFlow, before anything else
-    shape = parse_shape(args.input_shape) if args.input_shape else None
-    dtype = check_dtype(args.dtype) if args.dtype else None
+    shape = parse_shape(args.input_shape) if args.input_shape is not None else None
+    dtype = check_dtype(args.dtype) if args.dtype is not None else None
     batches = sorted({1, int(args.batch)})
     from .measure.advise.probe import probe
     from .measure.envinfo import default_runner_label, expand_label

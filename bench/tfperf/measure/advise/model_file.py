@@ -10,6 +10,7 @@ is not a model. What needs TensorFlow (the input signature, a call) is the probe
 from __future__ import annotations
 
 import hashlib
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,8 @@ def check_model_path(text: str) -> ModelFile:
 
 def parse_shape(text: str) -> tuple[int, ...]:
     """``--input-shape``: one sample's shape, without the batch, as "32,32,3" (or "32x32x3")."""
-    parts = [p.strip() for p in text.replace("x", ",").replace("(", "").replace(")", "").split(",") if p.strip()]
+    inner = text.strip().removeprefix("(").removesuffix(")").strip().removesuffix(",")
+    parts = [p.strip() for p in re.split(r"[,x]", inner)]
     try:
         dims = tuple(int(p) for p in parts)
     except ValueError:
