@@ -269,6 +269,8 @@ def test_advise_answers_in_the_guides_words_and_writes_json(tmp_path: Path, monk
     claim = data["questions"][0]["claims"][0]
     assert claim["finding"] == "the same" and claim["scenarios"][0]["speedup"] == pytest.approx(1.0)
     assert data["input"] == {"name": "image", "shape": [8, 8, 3], "dtype": "float32"} and data["batches"] == [1, 4]
+    assert [r["params"] for r in data["do_this"]["advise_predict"]] == [{"batch": 1}, {"batch": 4}]
+    assert "   Do this at batch 1: " in text
 
 
 CLI = textwrap.dedent("""

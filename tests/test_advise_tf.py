@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tfperf import cli
 from tfperf.measure.advise.model_file import AdviseError, check_model_path
 from tfperf.measure.advise.probe import probe
@@ -31,8 +30,8 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(("name", "problem"), [
     ("two_inputs.keras", "a model with several inputs (a, b): tfperf advise measures models of one input"),
     ("dynamic.keras", "its input 'sequence' has shape (None, None, 8): a dimension besides the batch is not fixed"),
-    ("raises_savedmodel", "calling the model on a batch of 1 of shape (1, 4) float32 raised InvalidArgumentError: "
-                          "assertion failed: [this model refuses every input]"),
+    ("raises_savedmodel", ("calling the model on a batch of 1 of shape (1, 4) float32 raised InvalidArgumentError: "
+                           "assertion failed: [this model refuses every input]")),
 ])
 def test_the_probe_refuses_a_model_it_cannot_measure_in_one_line(models: Path, name: str, problem: str) -> None:
     with pytest.raises(AdviseError) as exc:

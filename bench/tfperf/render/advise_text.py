@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analyse import RULE, Dataset, error_line, failed_results, question_answers
+from ..analyse import RULE, Dataset, error_line, failed_results, question_answers, ratio_text
 
 XLA = ("advise_xla", "function", "xla")          # topic, baseline, candidate of the first-call cost
 
@@ -56,6 +56,38 @@ def _first_call_lines(ds: Dataset) -> list[str]:
     return lines
 
 
+def do_this(ds: Dataset, topic: str) -> list[dict[str, Any]]:
+    """Per scenario, the fastest variant with a correct output against the topic's default
+    (:meth:`Dataset.recommendations`, the guide's "Do this"): what it is, its speedup and
+    finding, the variants level with it, and those never recommended."""
+    info = ds.topics.get(topic)
+    name = info.display_name if info else str
+    out = []
+    for rec in ds.recommendations(topic):
+        if rec.best is None or len(rec.scenario.variants) < 2:
+            continue
+        out.append({"params": dict(rec.scenario.params), "default": name(rec.default), "best": name(rec.best),
+                    "speedup": rec.speedup.point if rec.speedup else None,
+                    "ci": [rec.speedup.low, rec.speedup.high] if rec.speedup else None,
+                    "finding": str(rec.finding) if rec.finding else None, "level_with": [name(v) for v in rec.tied],
+                    "never_recommended": {name(v): why for v, why in rec.excluded.items()}})
+    return sorted(out, key=lambda r: [str(v) for v in r["params"].values()])
+
+
+def _do_this_lines(ds: Dataset, topic: str) -> list[str]:
+    lines = []
+    for r in do_this(ds, topic):
+        where = ", ".join(f"{k} {v}" for k, v in r["params"].items())
+        if r["finding"] is None:
+            text = f"{r['best']} (the default) is the fastest"
+        else:
+            text = (f"{r['best']}: {ratio_text(r['speedup'])} the speed of {r['default']} ({r['finding']}, 95% CI "
+                    f"{ratio_text(r['ci'][0])}–{ratio_text(r['ci'][1])})")
+        level = f"; level with it: {', '.join(r['level_with'])}" if r["level_with"] else ""
+        lines.append(f"   Do this at {where}: {text}{level}.")
+    return lines
+
+
 def _failures(ds: Dataset, topic: str) -> list[str]:
     out = []
     for m in failed_results(ds.current):
@@ -84,6 +116,7 @@ def report(ds: Dataset, ctx: Context) -> str:
                 lines.append(f"A: {qa.lead_text()}")
             for hw, sentence in qa.lines():
                 lines.append(f"   [{hw}] {sentence}.")
+        lines += _do_this_lines(ds, name)
         if name == XLA[0]:
             lines += _first_call_lines(ds)
         lines += _failures(ds, name)
@@ -118,6 +151,7 @@ def as_json(ds: Dataset, ctx: Context) -> dict[str, Any]:
     wrong = [{"topic": m.topic, "variant": m.variant, "params": dict(m.params), "max_abs_diff": m.max_abs_diff}
              for m in ds.current if m.topic in dict(ctx.topics) and m.ok and m.within_tolerance is False]
     return {"model": ctx.model, "described": ctx.described, "rule": RULE, "questions": questions,
+            "do_this": {name: do_this(ds, name) for name, _ in ctx.topics},
             "first_calls": first_calls(ds), "failed": failures, "wrong_output": wrong,
             "not_measured": [{"topic": t, "why": w} for t, w in ctx.not_measured],
             "interrupted": ctx.interrupted, "results": ctx.results, **ctx.extra}
