@@ -89,13 +89,16 @@ def _do_this_lines(ds: Dataset, topic: str) -> list[str]:
 
 
 def _failures(ds: Dataset, topic: str) -> list[str]:
-    out = []
+    """What could not be measured, once per error (a conversion fails alike at every batch),
+    and the outputs outside tolerance, which are never recommended."""
+    by_error: dict[str, list[str]] = {}
     for m in failed_results(ds.current):
         if m.topic == topic:
-            out.append(f"   not measured: {ds.label(topic, m.variant)}, batch {m.params.get('batch')}: {error_line(m)}")
+            by_error.setdefault(error_line(m), []).append(f"{ds.label(topic, m.variant)} at batch {m.params.get('batch')}")
+    out = [f"   not measured: {'; '.join(dict.fromkeys(cases))}: {error}" for error, cases in by_error.items()]
     for m in ds.current:
         if m.topic == topic and m.ok and m.within_tolerance is False:
-            out.append(f"   wrong output, never recommended: {ds.label(topic, m.variant)}, batch "
+            out.append(f"   wrong output, never recommended: {ds.label(topic, m.variant)} at batch "
                        f"{m.params.get('batch')} (differs from the reference by up to {m.max_abs_diff:.3g})")
     return out
 
