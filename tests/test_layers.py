@@ -45,7 +45,7 @@ STAGES = {
     "tfperf.store": "store",
     "tfperf.analyse": "analyse",
     "tfperf.render": "render",
-    "tfperf.cli": "cli", "tfperf.cli_compare": "cli",
+    "tfperf.cli": "cli", "tfperf.cli_compare": "cli", "tfperf.cli_advise": "cli",
 }
 MAY_IMPORT = {
     "foundation": {"foundation"},

@@ -157,7 +157,7 @@ def _optional_parsers(sub: argparse._SubParsersAction, *modules: str) -> None:  
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from . import cli_compare
+    from . import cli_advise, cli_compare
 
     parser = argparse.ArgumentParser(prog="tfperf", description="Measure, store, analyse and render TensorFlow performance claims.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -166,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_label(sub)
     _optional_parsers(sub, "tfperf.store.commands")
     cli_compare.add_parsers(sub)            # compare runs measure, analyse and render
+    cli_advise.add_parsers(sub)             # so does advise, on the reader's model
     _optional_parsers(sub, "tfperf.render.commands")
     return parser
 
