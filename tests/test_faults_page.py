@@ -90,3 +90,11 @@ def test_the_maintainers_copy_is_current(tmp_path: Path, capsys: pytest.CaptureF
     assert "`tests/test_x.py::test_a`" in (tmp_path / faults.MAINTAINERS_PAGE).read_text(encoding="utf-8")
     assert faults.main(["--root", str(tmp_path), "--check"]) == 0
     assert "stale" in capsys.readouterr().out
+
+
+def test_a_code_span_shows_its_angle_brackets_once() -> None:
+    """Outside a code span < and & are escaped; inside, Markdown shows them as they are (escaped
+    twice, the page read "&lt;file&gt;.claims")."""
+    from tfperf.render.faults import _cell
+
+    assert _cell("one `<file>.claims: a & b` <x> & y | z") == "one `<file>.claims: a & b` &lt;x&gt; &amp; y \\| z"

@@ -99,9 +99,13 @@ def _sentence(text: str) -> str:
 
 
 def _cell(text: str) -> str:
-    """Markdown table cell text: no HTML from the docstring, no column breaks."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("\n", " "))
+    """Markdown table cell text: no HTML from the docstring, no column breaks. A `code span`
+    is left to Markdown, which shows its < and & as they are (escaped here, they read
+    "&lt;file&gt;")."""
+    parts = text.split("`")
+    for i in range(0, len(parts), 2):      # outside the code spans
+        parts[i] = parts[i].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "`".join(parts).replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(rows: list[FaultRow], *, tests: bool = False) -> str:
