@@ -149,6 +149,7 @@ def test_every_page_fits_and_renders_locally(built_site: Path, server: str, brow
     charts_seen = 0
     for rel in pages:
         page.goto(server + rel, wait_until="networkidle")
+        page.evaluate(DRAW_ALL)
         n = page.locator("[data-tfperf-chart]").count()
         if n:
             page.evaluate(DRAW_ALL)
@@ -180,6 +181,7 @@ def test_every_page_fits_and_renders_locally(built_site: Path, server: str, brow
     assert not layout, "layout:\n" + "\n".join(layout)
     # Markup in the data is shown as text.
     page.goto(server + "runners/", wait_until="networkidle")
+    page.evaluate(DRAW_ALL)
     assert page.get_by_text("<script>alert(1)</script> Fixture 16-core CPU").count() >= 1
     page.close()
 
@@ -215,6 +217,7 @@ def test_no_page_has_a_serious_accessibility_violation(built_site: Path, server:
 def test_search_finds_a_topic(server: str, browser) -> None:  # type: ignore[no-untyped-def]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(server, wait_until="networkidle")
+    page.evaluate(DRAW_ALL)
     page.locator("label.md-search__icon, .md-search__input").first.click()
     page.locator("input.md-search__input").press_sequentially("predict", delay=50)
     result = page.locator(".md-search-result__item").filter(has_text="predict() vs calling the model")
@@ -316,6 +319,7 @@ def _internal_ids(results: Path) -> dict[str, str]:
 # does not stay in view when the box scrolls to its end.
 _TABLES_JS = """() => {
   document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  window.tfperfDrawAll();     // what waited for a fold to open (tfperf.whenShown)
   const out = {broken: [], emptyHead: [], cardWithoutName: [], lostColumn: [], tables: 0};
   const scroller = el => { for (let a = el.parentElement; a; a = a.parentElement) {
     const ox = getComputedStyle(a).overflowX; if (ox === 'auto' || ox === 'scroll') return a; } return null; };
@@ -369,6 +373,7 @@ def test_tables_fit_or_keep_their_first_column_in_view(built_site: Path, server:
     tables = 0
     for rel in _pages(built_site):
         page.goto(server + rel, wait_until="networkidle")
+        page.evaluate(DRAW_ALL)
         r = page.evaluate(_TABLES_JS)
         tables += r["tables"]
         where = f"{rel or '/'} at {width} px"
@@ -387,6 +392,7 @@ def test_long_tables_start_folded_on_a_phone(built_site: Path, server: str, brow
     wide screen and folded on a phone, under a summary that counts its rows."""
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(server + "topics/xla_jit/", wait_until="networkidle")
+    page.evaluate(DRAW_ALL)
     folds = page.evaluate("() => [...document.querySelectorAll('details.tfperf-runner[data-tfperf-fold]')]"
                           ".map(d => [d.open, d.querySelector('summary').textContent])")
     page.close()
@@ -398,6 +404,7 @@ def test_long_tables_start_folded_on_a_phone(built_site: Path, server: str, brow
 def test_the_claim_column_stays_in_view_when_the_versions_table_scrolls(server: str, browser) -> None:  # type: ignore[no-untyped-def]
     page = browser.new_page(viewport={"width": 400, "height": 800})
     page.goto(server, wait_until="networkidle")
+    page.evaluate(DRAW_ALL)
     # a box narrower than the table (the fixture has two releases, which fit a phone)
     r = page.evaluate("""() => {
       const t = document.querySelector('.tfperf-versions table');
@@ -419,6 +426,7 @@ def test_a_cells_whole_finding_shows_on_a_tap_or_the_keyboard(server: str, brows
     shows its finding, moves to the next with the right arrow, and Escape closes the line."""
     page = browser.new_page(viewport={"width": width, "height": 900}, has_touch=width == 400)
     page.goto(server, wait_until="networkidle")
+    page.evaluate(DRAW_ALL)
     panel = page.locator(".tfperf-versions").locator("xpath=..").locator(".tfperf-detail [role=status]")
     cell = page.locator(".tfperf-versions td.tfperf-vcell[title]").nth(1)
     title = cell.get_attribute("title")

@@ -2,7 +2,8 @@
 // ~15,000 elements, and preparing every chart, table and scroll box on load kept a phone busy
 // for seconds before the page answered a tap. tfperf.whenNear(el, fn) runs fn(el) once, when
 // el is within 600 px of the screen (at once where IntersectionObserver is missing);
-// tfperfDrawAll() runs everything still waiting (printing, tests).
+// tfperf.whenShown waits also for el to be shown (a fold opened); tfperfDrawAll() runs
+// everything still waiting and shown (printing, tests).
 var tfperf = {};
 (function () {
   "use strict";
@@ -14,7 +15,11 @@ var tfperf = {};
     var fns = waiting.get(el);
     if (!fns) { return; }
     waiting.delete(el);
-    seen.unobserve(el);
+    if (seen) { seen.unobserve(el); }
+    // its block is laid out from now on (tfperf.css skips blocks off screen), so that widths
+    // read in fn are the real ones
+    var block = el.closest(".md-typeset > *");
+    if (block) { block.style.contentVisibility = "visible"; }
     fns.forEach(function (fn) { fn(el); });
   }
   tfperf.whenNear = function (el, fn) {
@@ -22,6 +27,12 @@ var tfperf = {};
     if (waiting.has(el)) { waiting.get(el).push(fn); return; }
     waiting.set(el, [fn]);
     seen.observe(el);
+  };
+  // as whenNear, and only once el is shown (not in a closed <details>): fn measures it
+  tfperf.whenShown = function (el, fn) {
+    tfperf.whenNear(el, function again() {
+      if (el.getClientRects().length) { fn(el); } else { tfperf.whenNear(el, again); }
+    });
   };
   window.tfperfDrawAll = function () { Array.from(waiting.keys()).forEach(run); };
   window.addEventListener("beforeprint", window.tfperfDrawAll);
@@ -127,14 +138,14 @@ var tfperf = {};
 })();
 
 // Tables. A name written without spaces in a cell ("eager=on,keras=2", "function_no_jit",
-// "inter_op_parallelism_threads", a profiler's file path) gets a break point after each
-// _ / , and each dot between letters, so that a narrow cell wraps it between its parts,
+// "inter_op_parallelism_threads", a profiler's file path, "<runner>/<profile>.json") gets a
+// break point after each _ / , > and each dot after a letter or a >, so that a narrow cell wraps it between its parts,
 // never between letters (docs/assets/tfperf.css). Then, on small screens, a table of four or
 // more columns, or of two or more that is wider than its box, is shown as cards: each cell
 // labelled with its column's heading; and a long one starts folded.
 (function () {
   "use strict";
-  var PARTS = /([_\/,](?=[A-Za-z0-9])|[A-Za-z]\.(?=[A-Za-z]))/g;
+  var PARTS = /([_\/,>](?=[A-Za-z0-9<])|[A-Za-z>]\.(?=[A-Za-z]))/g;
   function breakable(table) {
     table.querySelectorAll("td, th").forEach(breakableCell);
   }
@@ -174,7 +185,7 @@ var tfperf = {};
     table.setAttribute("data-tfperf-cards", "");
   }
   document.querySelectorAll(".md-typeset table").forEach(function (table) {
-    tfperf.whenNear(table, function () { breakable(table); cards(table); });
+    tfperf.whenShown(table, function () { breakable(table); cards(table); });
   });
   // a long table (render/html.py fold) starts folded on a phone: its summary says what it holds
   if (window.matchMedia && window.matchMedia("(max-width: 44.984375em)").matches) {
@@ -292,7 +303,7 @@ var tfperf = {};
     });
   }
   // (a box in a closed <details> comes near the screen when the <details> opens)
-  document.querySelectorAll("[data-tfperf-details]").forEach(function (box) { tfperf.whenNear(box, ready); });
+  document.querySelectorAll("[data-tfperf-details]").forEach(function (box) { tfperf.whenShown(box, ready); });
 })();
 
 // A region that scrolls sideways (a long code line, a wide table's box) takes the keyboard's
@@ -302,7 +313,7 @@ var tfperf = {};
   // (measured when it nears the screen: a width read on load would lay out the whole page)
   document.querySelectorAll(".md-typeset pre, .md-typeset pre > code, .tfperf-table-wrap, .md-typeset__scrollwrap")
     .forEach(function (el) {
-      tfperf.whenNear(el, function () {
+      tfperf.whenShown(el, function () {
         if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
       });
     });
