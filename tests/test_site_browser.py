@@ -316,6 +316,8 @@ def _internal_ids(results: Path) -> dict[str, str]:
 # does not stay in view when the box scrolls to its end.
 _TABLES_JS = """() => {
   document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  // every block laid out now, not when scrolled to (tfperf.css: content-visibility)
+  document.querySelectorAll('.md-typeset > *').forEach(e => { e.style.contentVisibility = 'visible'; });
   const out = {broken: [], emptyHead: [], cardWithoutName: [], lostColumn: [], tables: 0};
   const scroller = el => { for (let a = el.parentElement; a; a = a.parentElement) {
     const ox = getComputedStyle(a).overflowX; if (ox === 'auto' || ox === 'scroll') return a; } return null; };
@@ -339,7 +341,7 @@ _TABLES_JS = """() => {
     if (t.hasAttribute('data-tfperf-cards') && getComputedStyle(t).display === 'block')
       t.querySelectorAll('tbody tr').forEach(tr => {
         const first = tr.children[0];
-        if (first && !first.innerText.trim()) out.cardWithoutName.push(name + ': ' + tr.innerText.slice(0, 60));
+        if (first && !first.textContent.trim()) out.cardWithoutName.push(name + ': ' + tr.textContent.slice(0, 60));
       });
     const box = scroller(t);
     if (box && box.scrollWidth > box.clientWidth + 1) {
@@ -369,6 +371,7 @@ def test_tables_fit_or_keep_their_first_column_in_view(built_site: Path, server:
     tables = 0
     for rel in _pages(built_site):
         page.goto(server + rel, wait_until="networkidle")
+        page.evaluate(DRAW_ALL)          # every table prepared (break points, cards), not only those near
         r = page.evaluate(_TABLES_JS)
         tables += r["tables"]
         where = f"{rel or '/'} at {width} px"
