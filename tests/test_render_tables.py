@@ -166,6 +166,9 @@ def test_every_scenario_table_names_each_row_and_fits_ten_releases() -> None:
     assert t["heads"][0] == "scenario" and len(t["heads"]) == 6            # the scenario, then one column a release
     groups = part.count('<tr class="tfperf-group">')
     assert groups and part.count('<th scope="row">') == n == len(t["rows"]) - groups
+    # each scenario in the words of the claim's strip and chart, not as ids ("big, keras 2")
+    names = re.findall(r'<th scope="row">(.*?)</th>', part)
+    assert "big, keras 2" in names and not [x for x in names if "=" in x], names
     # a cell: the symbol and the speedup; the word for screen readers; the interval in its detail
     cell = re.search(r'<td class="tfperf-vcell tfperf-faster" title="(TF [^"]+)">(.*?)</td>', part)
     assert cell and re.search(r"faster, [\d.]+× \(95% CI [\d.]+×–[\d.]+×\)$", cell.group(1)), cell

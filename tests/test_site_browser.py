@@ -320,6 +320,8 @@ def _internal_ids(results: Path) -> dict[str, str]:
 _TABLES_JS = """() => {
   document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
   window.tfperfDrawAll();     // what waited for a fold to open (tfperf.whenShown)
+  // every block laid out now, not when scrolled to (tfperf.css: content-visibility)
+  document.querySelectorAll('.md-typeset > *').forEach(e => { e.style.contentVisibility = 'visible'; });
   const out = {broken: [], emptyHead: [], cardWithoutName: [], lostColumn: [], tables: 0};
   const scroller = el => { for (let a = el.parentElement; a; a = a.parentElement) {
     const ox = getComputedStyle(a).overflowX; if (ox === 'auto' || ox === 'scroll') return a; } return null; };
@@ -343,7 +345,7 @@ _TABLES_JS = """() => {
     if (t.hasAttribute('data-tfperf-cards') && getComputedStyle(t).display === 'block')
       t.querySelectorAll('tbody tr').forEach(tr => {
         const first = tr.children[0];
-        if (first && !first.innerText.trim()) out.cardWithoutName.push(name + ': ' + tr.innerText.slice(0, 60));
+        if (first && !first.textContent.trim()) out.cardWithoutName.push(name + ': ' + tr.textContent.slice(0, 60));
       });
     const box = scroller(t);
     if (box && box.scrollWidth > box.clientWidth + 1) {
@@ -373,7 +375,7 @@ def test_tables_fit_or_keep_their_first_column_in_view(built_site: Path, server:
     tables = 0
     for rel in _pages(built_site):
         page.goto(server + rel, wait_until="networkidle")
-        page.evaluate(DRAW_ALL)
+        page.evaluate(DRAW_ALL)          # every table prepared (break points, cards), not only those near
         r = page.evaluate(_TABLES_JS)
         tables += r["tables"]
         where = f"{rel or '/'} at {width} px"
@@ -426,7 +428,7 @@ def test_a_cells_whole_finding_shows_on_a_tap_or_the_keyboard(server: str, brows
     shows its finding, moves to the next with the right arrow, and Escape closes the line."""
     page = browser.new_page(viewport={"width": width, "height": 900}, has_touch=width == 400)
     page.goto(server, wait_until="networkidle")
-    page.evaluate(DRAW_ALL)
+    page.evaluate(DRAW_ALL)              # the table's cells become buttons when it nears the screen
     panel = page.locator(".tfperf-versions").locator("xpath=..").locator(".tfperf-detail [role=status]")
     cell = page.locator(".tfperf-versions td.tfperf-vcell[title]").nth(1)
     title = cell.get_attribute("title")

@@ -139,13 +139,14 @@ var tfperf = {};
 
 // Tables. A name written without spaces in a cell ("eager=on,keras=2", "function_no_jit",
 // "inter_op_parallelism_threads", a profiler's file path, "<runner>/<profile>.json") gets a
-// break point after each _ / , > and each dot after a letter or a >, so that a narrow cell wraps it between its parts,
+// break point after each _ / , > and before each dot followed by a letter, so that a narrow
+// cell wraps it between its parts,
 // never between letters (docs/assets/tfperf.css). Then, on small screens, a table of four or
 // more columns, or of two or more that is wider than its box, is shown as cards: each cell
 // labelled with its column's heading; and a long one starts folded.
 (function () {
   "use strict";
-  var PARTS = /([_\/,>](?=[A-Za-z0-9<])|[A-Za-z>]\.(?=[A-Za-z]))/g;
+  var PARTS = /([_\/,>](?=[A-Za-z0-9<])|\.(?=[A-Za-z]))/g;
   function breakable(table) {
     table.querySelectorAll("td, th").forEach(breakableCell);
   }

@@ -30,6 +30,7 @@ from ..analyse import (
     claims_by_release,
     hardware_name,
     listing,
+    scenario_labels,
     short_labels,
     sort_versions,
     speedup_rows,
@@ -234,13 +235,6 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
     return Markup("".join(out))
 
 
-def _scenario_key(ch: ClaimCheck) -> str:
-    """"batch=1, model=tiny, keras=3": the parameters, then the settings."""
-    parts = [f"{k}={v}" for k, v in ch.scenario.params.items()]
-    parts += [f"{k}={v}" for k, v in sorted(ch.scenario.settings.items())]
-    return ", ".join(parts)
-
-
 def _scenario_cell(got: ClaimCheck | None, label: str) -> Markup:
     """A release's finding in one scenario: its symbol above its speedup, in the finding's
     colour, the word for screen readers; the speedup's interval in the cell's detail."""
@@ -264,10 +258,12 @@ def _scenario_details(ctx: Context, strips: list[VersionStrip], labels: dict[str
     body: list[str] = []
     rows = 0
     for s in strips:
+        # each scenario in the words of the claim's chart and strip ("tiny model, Keras 3")
+        named = scenario_labels([ch.scenario for c in s.cells for ch in c.checks], s.label, s.order)
         by: dict[str, dict[str, ClaimCheck]] = {}
         for c in s.cells:
             for ch in c.checks:
-                by.setdefault(_scenario_key(ch), {})[c.version] = ch
+                by.setdefault(named[ch.scenario.key], {})[c.version] = ch
         if not by:
             continue
         hw = hardware_name(ctx.ds.runners.get(s.runner), s.runner)
