@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analyse import RULE, Dataset, error_line, failed_results, question_answers, ratio_text
+from .answers_text import question_lines
 
 XLA = ("advise_xla", "function", "xla")          # topic, baseline, candidate of the first-call cost
 
@@ -114,11 +115,7 @@ def report(ds: Dataset, ctx: Context) -> str:
             lines += [f"   not measured: {why}", ""]
             continue
         for qa in answers:
-            lines.append(f"Q: {qa.ask}")
-            if qa.lead:
-                lines.append(f"A: {qa.lead_text()}")
-            for hw, sentence in qa.lines():
-                lines.append(f"   [{hw}] {sentence}.")
+            lines += question_lines(qa)
         lines += _do_this_lines(ds, name)
         if name == XLA[0]:
             lines += _first_call_lines(ds)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analyse import RULE, Dataset, question_answers
+from ..analyse import RULE, Dataset, QuestionAnswer, question_answers
 
 
 def report(ds: Dataset, topics: Sequence[str] = ()) -> str:
@@ -19,12 +19,14 @@ def report(ds: Dataset, topics: Sequence[str] = ()) -> str:
             continue
         lines.append(f"== {info.title if info else topic} ({topic})")
         for qa in answers:
-            lines.append(f"Q: {qa.ask}")
-            if qa.lead:
-                lines.append(f"A: {qa.lead_text()}")
-            for hw, sentence in qa.lines():
-                lines.append(f"   [{hw}] {sentence}.")
+            lines += question_lines(qa)
             if qa.note:
                 lines.append(f"   {qa.note}")
         lines.append("")
     return "\n".join(lines)
+
+
+def question_lines(qa: QuestionAnswer) -> list[str]:
+    """A question, its lead and each runner's sentence, as the terminal shows them."""
+    return [f"Q: {qa.ask}", *([f"A: {qa.lead_text()}"] if qa.lead else []),
+            *(f"   [{hw}] {sentence}." for hw, sentence in qa.lines())]
