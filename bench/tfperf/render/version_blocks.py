@@ -135,14 +135,21 @@ def _masked(reasons: tuple[str, ...]) -> str:
     return re.sub(r"\d+(?:\.\d+)+", "#", "; ".join(reasons))
 
 
-def _verdict_line(strip: VersionStrip, labels: dict[str, str]) -> Markup:
+def _verdict(strip: VersionStrip, labels: dict[str, str]) -> tuple[str, str]:
+    """("Changed", the changes) or ("No change", the steady finding): the line under a strip
+    and the end of its chart's name for a screen reader."""
     changes = strip.changes
+    if changes:
+        return "Changed", "; ".join(change_text(c, labels) for c in changes)
+    return "No change", steady_text(strip, labels)
+
+
+def _verdict_line(strip: VersionStrip, labels: dict[str, str]) -> Markup:
     grid = strip.grid_note
     note = element("small", f" Scenarios per release: {grid}.") if grid else ""
-    if changes:
-        return Markup('<p class="tfperf-version-verdict">Changed: '
-                      + element("strong", "; ".join(change_text(c, labels) for c in changes)) + note + "</p>")
-    return Markup('<p class="tfperf-version-verdict">No change: ' + h(steady_text(strip, labels)) + note + "</p>")
+    kind, text = _verdict(strip, labels)
+    said = element("strong", text) if kind == "Changed" else h(text)
+    return Markup(f'<p class="tfperf-version-verdict">{kind}: ' + said + note + "</p>")
 
 
 def _what(ctx: Context, topic: str, claim: Claim) -> str:
@@ -161,11 +168,9 @@ def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
     versions = [labels.get(v, v) for v in strip.versions]
     spec, static = version_chart_specs(rows, versions, _what(ctx, strip.topic, strip.claim))
     svg = ctx.svgs.svg_name(static)
-    changes = strip.changes
-    verdict = ("Changed: " + "; ".join(change_text(c, labels) for c in changes) if changes
-               else "No change: " + steady_text(strip, labels))
+    kind, text = _verdict(strip, labels)
     alt_text = (f"Speedup of {_what(ctx, strip.topic, strip.claim)} in each TensorFlow release on the "
-                f"{hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}. {verdict}")
+                f"{hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}. {kind}: {text}")
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
                                                                alt_text, ctx.shared_rows) + "</figure>")
 
