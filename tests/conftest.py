@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
@@ -17,3 +22,16 @@ def fake_venv(tmp_path: Path) -> Path:
     py.write_text(f'#!/bin/sh\nshift 2\necho "$@" >> "{tmp_path}/tfperf.log"\n', encoding="utf-8")
     py.chmod(0o755)
     return venv
+
+
+@pytest.fixture(scope="session")
+def published_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built once from the committed results (data/), with no local results: what
+    readers get. Several test files read it; building it takes most of a minute."""
+    out = tmp_path_factory.mktemp("published") / "site"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TFPERF_CACHE": str(ROOT / "build" / "site-cache"),
+           "TFPERF_LOCAL": str(out.parent / "no-local-results")}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import re
-import subprocess
-import sys
 import threading
 from collections import defaultdict
 from html.parser import HTMLParser
@@ -41,14 +38,8 @@ QUESTIONS = {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("answers") / "site"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TFPERF_CACHE": str(ROOT / "build" / "site-cache"),
-           "TFPERF_LOCAL": str(out.parent / "no-local-results")}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
+def site(published_site: Path) -> Path:
+    return published_site
 
 
 class _Stated(HTMLParser):
@@ -152,7 +143,6 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
     from playwright.sync_api import sync_playwright
-
     from tfperf.analyse import analyse, question_answers
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")

@@ -8,14 +8,10 @@ and which `tfperf` command shows it (no TensorFlow, no browser)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
 from tfperf.render.blocks import os_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,14 +56,8 @@ def maintainer_text(site: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("readers") / "site"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TFPERF_CACHE": str(ROOT / "build" / "site-cache"),
-           "TFPERF_LOCAL": str(out.parent / "no-local-results")}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], check=False,
-                          cwd=ROOT, env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
+def site(published_site: Path) -> Path:
+    return published_site
 
 
 def test_the_patterns_find_what_they_look_for(tmp_path: Path) -> None:
