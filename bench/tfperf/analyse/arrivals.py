@@ -15,7 +15,7 @@ per-request pattern has no table and its questions are answered back to back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import stats
@@ -26,9 +26,9 @@ from .compare import exclusion_reason, scenarios
 from .effects import MARGIN, Finding, effect
 from .noise import NoiseFloor
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise
+from .records import Measurement, Noise, settings_id
 from .select import current
-from .settings import pair_noise
+from .settings import baseline_of, pair_noise
 
 
 def pattern_words(arrival_id: str) -> str:
@@ -93,6 +93,14 @@ class PatternTable:
     rows: tuple[PatternRow, ...]        # by scenario (settings, parameters), the default first in each
     noise: NoiseFloor | None            # the pattern's A/A noise at p50 (largest of its scenarios)
     p99_noise: float | None             # ... at p99
+    baseline_settings: dict[str, str]   # set: each row against its variant in these settings, not the default
+
+    def is_base(self, row: PatternRow) -> bool:
+        """The row the others of its scenario are set against."""
+        m = row.measurement
+        if self.baseline_settings:
+            return all(m.settings.get(k) == v for k, v in self.baseline_settings.items() if k in m.settings)
+        return m.variant == self.default
 
     @property
     def words(self) -> str:
@@ -136,8 +144,11 @@ def _row(m: Measurement, d: Measurement | None, noise: Sequence[Noise], cache: R
 
 
 def pattern_tables(measurements: Sequence[Measurement], noise: Sequence[Noise], topic: str, default: str | None,
-                   cache: RatioCache) -> list[PatternTable]:
-    """Per runner, profile and pattern (runners by name, patterns as :func:`pattern_ids`)."""
+                   cache: RatioCache, baseline_settings: Mapping[str, str] | None = None) -> list[PatternTable]:
+    """Per runner, profile and pattern (runners by name, patterns as :func:`pattern_ids`).
+    Each result is set against the default variant of its scenario, or, for a topic whose
+    claims compare settings (``baseline_settings``), against the same variant in the
+    baseline settings group."""
     if default is None:
         return []
     out = []
@@ -148,15 +159,27 @@ def pattern_tables(measurements: Sequence[Measurement], noise: Sequence[Noise], 
         for m in ms:
             groups.setdefault((m.runner, m.source.profile), []).append(m)
         for (runner, profile), group in sorted(groups.items()):
-            defaults = {(m.settings_id, m.params_id): m for m in group if m.variant == default}
-            group.sort(key=lambda m: (m.settings_id, _params_key(m), m.variant != default, m.variant))
-            rows = tuple(_row(m, defaults.get((m.settings_id, m.params_id)), own_noise, cache) for m in group)
-            floors = [pair_noise(own_noise, d, d, topic) for d in defaults.values() if d.interleave]
-            p99s = [f for d in defaults.values() if (f := p99_floor(own_noise, d)) is not None]
+            index = {(m.settings_id, m.params_id, m.variant): m for m in group}
+            base = {id(m): _base(m, index, default, baseline_settings) for m in group}
+            group.sort(key=lambda m: (_params_key(m), m.variant, base[id(m)] is not m, m.settings_id)
+                       if baseline_settings else (m.settings_id, _params_key(m), m.variant != default, m.variant))
+            rows = tuple(_row(m, base[id(m)], own_noise, cache) for m in group)
+            bases = {id(b): b for b in base.values() if b is not None}.values()
+            floors = [pair_noise(own_noise, b, b, topic) for b in bases if b.interleave]
+            p99s = [f for b in bases if (f := p99_floor(own_noise, b)) is not None]
             out.append(PatternTable(runner, profile, arrival, default, rows,
                                     max(floors, key=lambda n: n.value) if floors else None,
-                                    max(p99s) if p99s else None))
+                                    max(p99s) if p99s else None, dict(baseline_settings or {})))
     return out
+
+
+def _base(m: Measurement, index: Mapping[tuple[str, str, str], Measurement], default: str,
+          baseline_settings: Mapping[str, str] | None) -> Measurement | None:
+    """What ``m`` is set against: the default variant in its settings, or its own variant in
+    the baseline settings group."""
+    if baseline_settings:
+        return index.get((settings_id(baseline_of(m.settings, dict(baseline_settings))), m.params_id, m.variant))
+    return index.get((m.settings_id, m.params_id, default))
 
 
 def _params_key(m: Measurement) -> tuple[object, ...]:

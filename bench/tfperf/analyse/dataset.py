@@ -169,8 +169,10 @@ class Dataset:
     def arrival_tables(self, topic: str) -> list[PatternTable]:
         """Per runner, profile and pattern: each variant's p50/p90/p99 and its speedups over the default."""
         if topic not in self._patterns:
+            info = self.topics.get(topic)
             self._patterns[topic] = pattern_tables(self.arrivals, self.arrival_noise, topic,
-                                                   self.default_variant(topic), self.cache)
+                                                   self.default_variant(topic), self.cache,
+                                                   info.baseline_settings if info is not None else None)
         return self._patterns[topic]
 
     def arrival_claim_results(self, topic: str, arrival: str) -> list[ClaimResult]:
