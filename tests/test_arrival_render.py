@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.render.answers_text import report
 from tfperf.render.blocks import render_block
@@ -70,7 +69,7 @@ def test_the_answers_say_the_pattern_and_what_changed(ds: Dataset) -> None:
     sections = {m.group(1): m.group(2) for m in re.finditer(r'<section class="tfperf-qa" id="q-(\w+)">(.*?)</section>',
                                                             html)}
     assert "Answered for requests" not in sections["throughput"] and "tfperf-a-change" not in sections["throughput"]
-    assert sections["unmeasured"].replace("unmeasured", "") and "tfperf-a-change" not in sections["unmeasured"]
+    assert "unmeasured" not in sections                          # its pattern has no results: not on the page
     busy = _text(sections["busy"])
     assert "No. ONNX Runtime is as fast as a tf.function in the one scenario measured (1×)." in busy
     assert ("Answered for requests at random at 70% of full load. How requests arrive changes the answer: At random "

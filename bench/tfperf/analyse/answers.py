@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..arrival import Pattern, parse_id, words
+from ..arrival import BACK_TO_BACK, Pattern, parse_id, words
 from ..hardware import isa_class, vendor
 from .claims import ClaimResult
 from .dataset import Dataset
@@ -327,14 +327,15 @@ def _changes(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...], arrival: 
 
 def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
     """Each of the topic's questions answered from its claims: back to back, or from the
-    per-request pattern the question names (``arrival:``) when the topic has results of it
-    (else back to back, as if it named none)."""
+    per-request pattern the question names (``arrival:``). A question naming a pattern the
+    topic has no results of is left out until it has some: a back-to-back answer would
+    answer another question (what a saturated loop sees), and the page reads as before."""
     info = ds.topics.get(topic)
     out: list[QuestionAnswer] = []
     for q in (info.questions if info else ()):
-        arrival = str(q["arrival"]) if q.get("arrival") else None
+        arrival = str(q["arrival"]) if q.get("arrival") and q["arrival"] != BACK_TO_BACK.id else None
         if arrival is not None and not any(cr.runners_with_data for cr in ds.arrival_claim_results(topic, arrival)):
-            arrival = None
+            continue
         claims = tuple(a for cid in q.get("claims", [])
                        if (a := claim_answer(ds, topic, str(cid), arrival)) is not None)
         yes = EXPECTED[str(q["yes_if"])] if q.get("yes_if") else None
