@@ -147,6 +147,7 @@ class Noise:
     interleave: str | None = None      # schema 2: the scenario whose baseline was measured twice
     rounds: int = 0
     arrival: str = BACK_TO_BACK.id     # the scenario's arrival pattern
+    p99_noise: float | None = None     # per-request patterns: the A/A pair's relative noise at the 99th percentile
 
     @property
     def topic(self) -> str:
@@ -246,7 +247,8 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
             noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
                                rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
                                time=str(a.get("time", "")), interleave=a.get("interleave"),
-                               rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id))
+                               rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id,
+                               p99_noise=float(a["p99"]["rel_noise"]) if a.get("p99") else None))
         for b in doc.get("breakdowns") or []:
             breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
     return measurements, noise, runners, breakdowns

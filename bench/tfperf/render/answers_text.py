@@ -29,4 +29,6 @@ def report(ds: Dataset, topics: Sequence[str] = ()) -> str:
 def question_lines(qa: QuestionAnswer) -> list[str]:
     """A question, its lead and each runner's sentence, as the terminal shows them."""
     return [f"Q: {qa.ask}", *([f"A: {qa.lead_text()}"] if qa.lead else []),
-            *(f"   [{hw}] {sentence}." for hw, sentence in qa.lines())]
+            *(f"   [{hw}] {sentence}." for hw, sentence in qa.lines()),
+            *([f"   {qa.arrival_text}"] if qa.arrival else []),
+            *(f"   How requests arrive changes the answer: {change}." for change in qa.changes)]

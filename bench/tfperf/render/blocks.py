@@ -32,6 +32,7 @@ from ..analyse import (
 )
 from .advice_block import block_dothis
 from .answers_block import ANSWER_BLOCKS
+from .arrivals_block import ARRIVAL_BLOCKS
 from .chart_words import chart_alt, runner_names, settings_alt
 from .charts import ChartError, chart_specs, has_trend
 from .context import (
@@ -458,10 +459,11 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers"}
+               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers", "arrivals"}
 
 
 BLOCKS.update(ANSWER_BLOCKS)
+BLOCKS.update(ARRIVAL_BLOCKS)
 BLOCKS.update(EXTRA_BLOCKS)
 BLOCKS.update(VERSION_BLOCKS)
 BLOCKS.update(PER_STEP_BLOCKS)

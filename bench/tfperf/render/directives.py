@@ -41,7 +41,7 @@ from ..errors import TfperfError
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
-               "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary")
+               "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary", "arrivals")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)
