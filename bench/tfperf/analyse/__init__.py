@@ -27,7 +27,7 @@ the package itself (that would be a cycle): they import each other by module.
 """
 
 from .advice import advise
-from .answers import QuestionAnswer, claim_answer, hardware_name, question_answers
+from .answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers
 from .arrivals import PatternRow, PatternTable
 from .claims import ClaimCheck, scenario_labels
 from .compare import exclusion_reason, nonfinite
@@ -73,8 +73,9 @@ from .versus import Versus, as_json, compare_files
 __all__ = [
     "FAILED", "LOCAL_ROOT", "MARGIN", "NOT_AVAILABLE", "NOT_MEASURED", "N_BOOT", "RULE", "SUMMARY_RULE", "VERDICT_RULE",
     "WORDS",
-    "ChartRow", "Choice", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
-    "Measurement", "Origin", "PatternRow", "PatternTable", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources", "SpeedupRow",
+    "ChartRow", "Choice", "ClaimAnswer", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
+    "Measurement", "Origin", "PatternRow", "PatternTable", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources",
+    "SpeedupRow",
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",
     "advise", "advise_settings", "analyse", "as_json", "change_text", "claim_answer", "claims_by_release",
     "compare_files", "error_line", "exclusion_reason", "expectation_text", "failed_results", "hardware_name",
