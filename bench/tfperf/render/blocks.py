@@ -458,7 +458,7 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers"}
+               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers", "outputs"}
 
 
 BLOCKS.update(ANSWER_BLOCKS)
