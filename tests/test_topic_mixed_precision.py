@@ -152,7 +152,7 @@ def test_the_page_reads_well_without_results(tmp_path: Path) -> None:
     """No committed data for this topic: the page's blocks say so, none fails."""
     (tmp_path / "results").mkdir()
     empty = analyse(tmp_path / "results", FIX / "snippets")
-    for text in (f"outputs {T} isa=avx512_bf16", f"settings {T}", f"recommendations {T}", f"claims {T}"):
+    for text in (f"outputs {T} isa=avx512_bf16", f"dothis {T}", f"recommendations {T}", f"claims {T}"):
         html = _render(empty, text)
         assert "no results" in html.lower(), text
     page = PAGE.read_text(encoding="utf-8")
