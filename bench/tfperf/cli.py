@@ -76,7 +76,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--profile", choices=PROFILES, default="quick")
     p.add_argument("--tf", metavar="VERSION",
                    help="run the workers under this TensorFlow release (e.g. 2.15.1), in its venv under --venvs, "
-                        "created on first use; default: the TensorFlow installed here")
+                        "created on first use; 'nightly': the newest tf-nightly, a development build shown apart "
+                        "from the releases; default: the TensorFlow installed here")
     p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the --tf venvs are kept")
     p.add_argument("--topic", action="append", help="only this topic (repeatable)")
     p.add_argument("--runner", help="runner label; {cpu} in it becomes this machine's CPU class, e.g. amd-avx512 "

@@ -66,7 +66,7 @@ from .version_verdicts import (
     speedup_rows,
     steady_text,
 )
-from .versions import listing, release_key, short_labels, sort_versions
+from .versions import is_development, listing, release_key, short_labels, sort_versions
 from .versions_table import versions_table as claims_by_release
 from .versus import Versus, as_json, compare_files
 
@@ -79,7 +79,7 @@ __all__ = [
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",
     "advise", "advise_settings", "analyse", "as_json", "change_text", "claim_answer", "claims_by_release",
     "compare_files", "error_line", "exclusion_reason", "expectation_text", "failed_results", "hardware_name",
-    "headline", "headline_findings", "listing", "load_sources", "load_topics", "nonfinite", "params_id",
+    "headline", "headline_findings", "is_development", "listing", "load_sources", "load_topics", "nonfinite", "params_id",
     "question_answers", "ratio_text", "release_key", "scenario_labels", "settings_id", "short_labels",
     "sort_versions", "speedup_rows", "steady_text", "step_groups", "summarise", "summary_text", "this_machine",
     "topic_then_now",

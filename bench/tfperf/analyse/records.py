@@ -90,6 +90,8 @@ class Measurement:
     output_note: str | None = None                            # output.note (e.g. how many values are NaN)
     output_values: int | None = None                          # output.values: how many values it has
     output_nonfinite: int | None = None                       # output.nonfinite: of them NaN/inf, wrongly
+    output_rtol: float | None = None                          # output.rtol, output.atol: the bound it was held to
+    output_atol: float | None = None
     arrival: str = BACK_TO_BACK.id                            # the arrival pattern's id (tfperf.arrival)
     latencies: tuple[tuple[float, ...], ...] = ()             # per-request patterns: each round's requests
 
@@ -283,6 +285,7 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         output_note=output.get("note") if output else None,
         output_values=output.get("values") if output else None,
         output_nonfinite=output.get("nonfinite") if output else None,
+        output_rtol=output.get("rtol") if output else None, output_atol=output.get("atol") if output else None,
         key=cast(Key, dict(r.get("key") or {})), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()

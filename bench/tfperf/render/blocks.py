@@ -459,7 +459,7 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers", "arrivals"}
+               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers", "arrivals", "outputs"}
 
 
 BLOCKS.update(ANSWER_BLOCKS)
