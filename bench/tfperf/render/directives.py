@@ -42,7 +42,7 @@ from ..errors import TfperfError
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
                "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary")
-INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
+INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when", "share")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)
 INLINE_RE = re.compile(r"\{\{\s*tfperf\.(?P<call>.*?)\s*\}\}")
