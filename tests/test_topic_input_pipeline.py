@@ -50,6 +50,19 @@ def test_every_profile_measures_every_pipeline_in_each_scenario() -> None:
     assert topic.reference == "naive" and topic.default == "naive"
 
 
+@pytest.mark.parametrize(("bounds", "problem"), [("[no_such]", "'no_such' is not a declared variant"),
+                                                  ("[naive]", "'naive' is the default or the reference")])
+def test_a_bad_bound_is_one_line_naming_the_file_and_field(tmp_path: Path, bounds: str, problem: str) -> None:
+    from tfperf.errors import CaseGridError
+
+    bad = tmp_path / YAML.name
+    bad.write_text(YAML.read_text().replace("bounds: [in_memory]", f"bounds: {bounds}"))
+    shutil.copy(SNIPPET, tmp_path / SNIPPET.name)
+    with pytest.raises(CaseGridError) as err:
+        load_topic(bad)
+    assert str(err.value).startswith(f"{bad}: bounds.0: {problem}") and "\n" not in str(err.value)
+
+
 def test_the_yaml_names_functions_that_exist() -> None:
     data = yaml.safe_load(YAML.read_text())
     tree = ast.parse(SNIPPET.read_text())
@@ -88,6 +101,9 @@ def test_the_quick_run_is_analysed_and_every_pipeline_passed_the_gate() -> None:
     answers = question_answers(ds, "input_pipeline")
     assert [qa.id for qa in answers] == ["options", "input_bound", "fit"]
     assert all(c.runners for qa in answers for c in qa.claims)
+    # The bound is never recommended, whatever its speed; the options are.
+    rec = ds.recommendations("input_pipeline")[0]
+    assert rec.excluded == {"in_memory": "a limit to compare with, not an option"} and rec.best != "in_memory"
     # The bound's speedup over the naive pipeline is the ratio of their times (1.21x in that
     # run, on a machine others kept busy: unclear), not the reverse.
     med = {m.variant: m.median for m in ms}
