@@ -90,6 +90,9 @@ class Topic:
     # variant -> its display name in legends, tables, tooltips: ``display:``, else its label
     display: dict[str, str] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)  # variants a chart shows together
+    # Variants measured as a limit to compare with (e.g. data already in memory), not as an
+    # option a reader could take: charted and compared in claims, never recommended.
+    bounds: list[str] = field(default_factory=list)
     controls: list[Control] = field(default_factory=list)
     breakdowns: list[Breakdown] = field(default_factory=list)
     breakdown_categories: list[CategoryRule] | None = None
@@ -241,7 +244,7 @@ def load_topic(path: str | Path) -> Topic:
                          for k, v in (data.get("settings_labels") or {}).items()},
         claims=list(data.get("claims") or []), settings_claims=list(data.get("settings_claims") or []),
         questions=list(data.get("questions") or []), names=_names(data, path),
-        display=_display(data, path), groups=_groups(data, path),
+        display=_display(data, path), groups=_groups(data, path), bounds=_bounds(data, path),
         controls=list(data.get("controls") or []), breakdowns=list(data.get("breakdowns") or []),
         breakdown_categories=data.get("breakdown_categories"),
         per_call=PerCall(str(per_call["divide_by"]), str(per_call.get("unit") or "unit")) if per_call else None,
@@ -353,6 +356,17 @@ def _groups(data: Mapping[str, Any], path: Path) -> dict[str, list[str]]:
         left = [v for v in variants if v != data.get("default") and not any(v in vs for vs in groups.values())]
         require(not left, path, "groups", f"{', '.join(map(repr, left))} in no group (each variant needs one)")
     return groups
+
+
+def _bounds(data: Mapping[str, Any], path: Path) -> list[str]:
+    """``bounds:``: variants that are limits to compare with, never recommendations; the
+    default and the reference cannot be one (every speedup and output is judged against them)."""
+    bounds = [str(v) for v in data.get("bounds") or []]
+    for i, v in enumerate(bounds):
+        require(v in (data.get("variants") or {}), path, f"bounds.{i}", f"{v!r} is not a declared variant")
+        require(v not in (data.get("default"), data.get("reference")), path, f"bounds.{i}",
+                f"{v!r} is the default or the reference, which cannot be a bound")
+    return bounds
 
 
 def _names(data: Mapping[str, Any], path: Path) -> dict[str, str]:

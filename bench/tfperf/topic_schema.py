@@ -299,6 +299,7 @@ TOPIC: dict[str, Spec] = {
     "names": Maybe(Each(TEXT)),
     "display": Maybe(Each(LABEL)),
     "groups": Maybe(Each(ListOf(TEXT))),
+    "bounds": Maybe(ListOf(TEXT)),
     "controls": Maybe(ListOf(CONTROL)),
     "breakdowns": Maybe(ListOf(BREAKDOWN)),
     "breakdown_categories": Maybe(ListOf({"name": TEXT, "match": ListOf(TEXT)})),

@@ -117,8 +117,16 @@ class Recommendation:
         return self.scenario.stale
 
 
-def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: RatioCache) -> Recommendation:
+BOUND_REASON = "a limit to compare with, not an option"
+
+
+def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: RatioCache,
+              bounds: Iterable[str] = ()) -> Recommendation:
+    """The fastest variant with a correct output, its speedup over ``default``, and those it
+    is not clearly faster than; ``bounds`` (the topic's limits, e.g. data in memory) and the
+    variants with a wrong output or no result are never it."""
     excluded = {v: r for v, m in sc.variants.items() if (r := exclusion_reason(m))}
+    excluded.update({v: BOUND_REASON for v in bounds if v in sc.variants and v not in excluded})
     ok = [m for m in sc.variants.values() if m.ok]
     candidates = [m for m in ok if m.variant not in excluded]
     best = min(candidates, key=lambda m: m.median or float("inf")) if candidates else None

@@ -63,7 +63,7 @@ def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[s
             name=t.name, title=t.title, snippet_hash=t.snippet_hash, source_hashes=t.source_hashes,
             default=t.default, reference=t.reference,
             claims=tuple(with_step_param(c, t.per_step) for c in t.claims),
-            variant_labels=dict(t.display), groups=dict(t.groups), yaml_path=str(path),
+            variant_labels=dict(t.display), groups=dict(t.groups), bounds=tuple(t.bounds), yaml_path=str(path),
             param_values=order, settings_values=sorder, per_step=t.per_step,
             baseline_settings=t.baseline_settings, settings_labels=t.settings_labels,
             settings_claims=tuple(t.settings_claims), controls=tuple(t.controls),
@@ -135,7 +135,8 @@ class Dataset:
         if topic not in self._recs:
             default = self.default_variant(topic)
             self._recs[topic] = [] if default is None else [
-                recommend(sc, default, self.noise, self.cache) for sc in self.scenarios(topic)]
+                recommend(sc, default, self.noise, self.cache, bounds=self.topics[topic].bounds
+                          if topic in self.topics else ()) for sc in self.scenarios(topic)]
         return self._recs[topic]
 
     def claim_results(self, topic: str) -> list[ClaimResult]:

@@ -31,6 +31,7 @@ class TopicInfo:
     variant_labels: dict[str, str]            # variant -> its display name (tfperf.topic._display)
     yaml_path: str
     groups: dict[str, list[str]] = field(default_factory=dict)   # variants a chart shows together
+    bounds: tuple[str, ...] = ()              # variants that are limits to compare with, never recommended
     param_values: dict[str, list[Any]] = field(default_factory=dict)   # declared order, all profiles
     # Comparisons between process settings (e.g. cpu_threads): the group every other group
     # is compared with, the claims that compare groups, and how to name a setting's values.

@@ -28,7 +28,7 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
     """One claim: the lead and its sentence on each runner. Several claims: the lead, then
     one line per claim with every runner's finding (the first screen holds them all)."""
     if not any(c.runners for c in qa.claims):
-        return element("p", "No results yet.", class_="tfperf-nodata")
+        return element("p", "Not measured yet.", class_="tfperf-nodata")
     lead = _lead(qa) if qa.lead else Markup("")
     if len(qa.claims) == 1:
         c = qa.claims[0]
@@ -72,12 +72,19 @@ def _measured_on(qa: QuestionAnswer) -> str:
             "to measure your own machine, see the end of this page.") if qa.hardware else ""
 
 
+NOT_MEASURED = (" This topic is new: its questions are answered here once it has been measured on the published "
+                "runners. The method, the code and the claims below are final, and you can run the comparison "
+                "on your own machine now (the notebook, or “Run it yourself”).")
+
+
 def block_answers(d: Directive, ctx: Context) -> Markup:
     topic = str(d.topic)
     answers = question_answers(ctx.ds, topic)
     if not answers:
         return no_results(ctx.ds, f"Answers for {topic}")
     parts = []
+    if not any(c.runners for qa in answers for c in qa.claims):
+        parts.append(element("p", join([element("strong", "Not measured yet."), NOT_MEASURED]), class_="tfperf-nodata"))
     for qa in answers:
         body = [element("p", qa.ask, class_="tfperf-q"), _answer(qa, topic), *_pattern(qa)]
         if qa.note:

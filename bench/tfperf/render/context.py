@@ -69,6 +69,13 @@ def stated(text: str, topic: str, claim_id: str, runner: str, release: str, find
 
 
 def no_results(ds: Dataset, what: str) -> Markup:
+    """The box a block shows without results: where other topics have results (a new topic
+    not measured yet on the published runners), it says so in the reader's words; with no
+    results at all (a checkout without data), where they go and how to make them."""
+    if ds.current:
+        return admonition("info", "Not measured yet",
+                          Markup(f"<p>{h(what)}: not measured yet. It appears here once this topic has been "
+                                 "measured on the published runners.</p>"))
     return admonition("info", "No results yet",
                       Markup(f"<p>{h(what)}: no results in <code>{h(os.path.relpath(ds.results_root))}</code> yet. "
                              "Run <code>tfperf run</code> (see “Run it yourself”) and rebuild.</p>"))

@@ -44,7 +44,7 @@ BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "not
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
                "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary", "arrivals",
                "outputs")
-INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
+INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when", "share")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)
 INLINE_RE = re.compile(r"\{\{\s*tfperf\.(?P<call>.*?)\s*\}\}")

@@ -1,17 +1,18 @@
-"""Inline figures for prose: ``{{ tfperf.speedup(...) }}`` and friends, as short HTML."""
+"""Inline figures for prose: ``{{ tfperf.speedup(...) }}`` and friends (``share``: 1 - 1/speedup,
+the share of the baseline's time the candidate does without), as short HTML."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..analyse import WORDS, Dataset, Finding, hardware_name, scenario_labels, summarise
+from ..analyse import WORDS, ClaimCheck, Dataset, Finding, hardware_name, scenario_labels, summarise
 from .directives import Directive, DirectiveError
 from .html import Markup, element, h
-from .numbers import seconds, times
+from .numbers import percent, seconds, times
 
 
 def _nodata(what: str) -> Markup:
-    return element("span", f"(no results yet for {what})", class_="tfperf-figure-inline tfperf-nodata")
+    return element("span", "(not measured yet)", class_="tfperf-figure-inline tfperf-nodata", title=what)
 
 
 def _fig(text: str, title: str) -> Markup:
@@ -40,7 +41,7 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
     topic, name = str(d.args[0]), str(d.args[1])
     opts = dict(d.options)
     runner = opts.pop("runner", None)
-    if d.kind in ("speedup", "verdict"):
+    if d.kind in ("speedup", "verdict", "share"):
         if ds.claim(topic, name) is None and topic in ds.topics:
             raise DirectiveError(f"{d.text}: topic {topic} has no claim {name!r}")
         cr = ds.claim_result(topic, name)
@@ -54,6 +55,8 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
                   and _where(c.scenario.params, c.scenario.settings, opts)]
         if not checks:
             return _nodata(f"{topic}/{name}")
+        if d.kind == "share":
+            return _share(checks)
         if len(checks) == 1:
             r = checks[0].ratio
             assert r is not None
@@ -79,6 +82,23 @@ def render_inline(d: Directive, ds: Dataset) -> Markup:
         meds = sorted(m.median / ds.per_call_divisor(topic, m.params) for m in ms if m.median is not None)
         return _fig(f"{seconds(meds[0])} to {seconds(meds[-1])}{per}", f"{len(ms)} cases")
     raise DirectiveError(f"{d.text}: unknown inline figure {d.kind}")
+
+
+def _share(checks: list[ClaimCheck]) -> Markup:
+    """The share of the baseline's time that the candidate does without: 1 - 1/speedup.
+    For a claim "the bound beats the pipeline" (candidate: the step on data in memory,
+    baseline: the step fed by the pipeline) it is the input-bound share of the step."""
+    def share(r: float) -> float:
+        return 1.0 - 1.0 / r if r > 0 else float("-inf")
+
+    if len(checks) == 1:
+        r = checks[0].ratio
+        assert r is not None
+        return _fig(f"{percent(share(r.point))} (95% CI {percent(share(r.low))} to {percent(share(r.high))})",
+                    f"runner {checks[0].scenario.runner}, {checks[0].scenario.key[1]}, {checks[0].scenario.key[2]}")
+    pts = sorted(share(c.ratio.point) for c in checks if c.ratio)
+    runners = {c.scenario.runner for c in checks}
+    return _fig(f"{percent(pts[0])} to {percent(pts[-1])}", f"{len(checks)} scenarios on {len(runners)} runner(s)")
 
 
 WHEN_KEYS = {"faster": Finding.FASTER, "slower": Finding.SLOWER, "same": Finding.SAME, "unclear": Finding.UNCLEAR,
