@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tfperf import cases
-from tfperf.topic import Topic, load_topic
+from tfperf.cases.topic import Topic, load_topic
 from tfperf.cli import build_parser, main
 from tfperf.errors import CaseGridError
 from tfperf.measure import orchestrate

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from tfperf import cases, store, topic as topic_module
+from tfperf import cases, store
+from tfperf.cases import topic as topic_module
 from tfperf.analyse import records
-from tfperf.topic import Topic, load_topic
+from tfperf.cases.topic import Topic, load_topic
 from tfperf.errors import CaseGridError, TfperfError
 from tfperf.store import ids, schema
 

@@ -38,9 +38,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bench" / "tfperf"
 # module (or package prefix) -> stage; the longest prefix wins
 STAGES = {
     "tfperf": "foundation", "tfperf.errors": "foundation", "tfperf.stats": "foundation",
-    "tfperf.budget": "foundation", "tfperf.topic_schema": "foundation",
-    "tfperf.cases": "cases", "tfperf.topic": "cases", "tfperf.variant_source": "foundation",
-    "tfperf.hardware": "foundation", "tfperf.arrival": "foundation",
+    "tfperf.budget": "foundation", "tfperf.hardware": "foundation", "tfperf.arrival": "foundation",
+    "tfperf.cases": "cases",
     "tfperf.measure": "measure",
     "tfperf.store": "store",
     "tfperf.analyse": "analyse",
@@ -208,7 +207,7 @@ def test_the_reader_sees_what_the_code_does() -> None:
     assert ("tfperf.store.files", "tfperf") in found                        # from .. import __version__
     assert ("tfperf.render.site", FACADE) in found                         # from ..analyse import Dataset
     assert ("tfperf.measure.worker", "tensorflow") in found                 # inside a function
-    assert ("tfperf.cases", "tfperf.store.ids") in found
+    assert ("tfperf.cases.grid", "tfperf.store.ids") in found
 
 
 PLANTED = [
@@ -222,7 +221,7 @@ PLANTED = [
     ("analyse/noise.py", "from .. import cli", "analyse may not import cli"),
     ("render/html.py", "from .. import cli_compare", "render may not import cli"),
     ("measure/limits.py", "from ..render.html import escape", "measure may not import render"),
-    ("cases.py", "from .analyse import dataset", "cases may not import analyse"),
+    ("cases/grid.py", "from ..analyse import dataset", "cases may not import analyse"),
     ("errors.py", "from . import store", "foundation may not import store"),
     ("store/new_module.py", "from tfperf.measure import timing", "store may not import measure"),
 ]

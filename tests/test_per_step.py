@@ -23,7 +23,7 @@ from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.per_step import (PARAM_KEY, fit_samples, line, per_step_ratio, step_groups, step_scenarios,
                                      with_step_param)
 from tfperf.analyse.records import Measurement
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import DirectiveError, parse_block

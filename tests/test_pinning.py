@@ -14,7 +14,7 @@ import pytest
 
 from tfperf import store
 from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.measure.orchestrate import RunOptions, run
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "cpu_threads.yaml"
@@ -167,7 +167,7 @@ def test_a_control_holds_only_where_its_scenarios_are() -> None:
     Keras 3 builds export different ONNX graphs): no pair in a g2p scenario, a pair in the
     convnet's, and one in history's scenarios, which do not vary the model."""
     from tfperf.measure.orchestrate import Task, control_pairs
-    from tfperf.topic_schema import control_applies
+    from tfperf.cases.topic_schema import control_applies
 
     topic = load_topic(ROOT / "snippets" / "serving_formats.yaml")
     (control,) = topic.controls

@@ -36,7 +36,7 @@ from tfperf.render.site import Site
 
 ROOT = Path(__file__).resolve().parents[1]
 ANALYSIS = ROOT / "tests" / "fixtures" / "site" / "analysis"
-# A small topic that uses every section of the schema (tfperf.topic_schema.TOPIC), and a
+# A small topic that uses every section of the schema (tfperf.cases.topic_schema.TOPIC), and a
 # fixture topic whose settings are mapped with a "*" entry: the mutations start from these.
 RICH = b"""\
 topic: rich

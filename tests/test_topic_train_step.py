@@ -14,7 +14,7 @@ import yaml
 
 from tfperf.analyse.effects import EXPECTED
 from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "train_step.yaml"

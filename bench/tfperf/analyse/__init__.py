@@ -25,6 +25,7 @@ and read, to both checks, as an import of the module. No module of this package 
 the package itself (that would be a cycle): they import each other by module.
 """
 
+from ..cases import Claim
 from .advice import advise
 from .answers import QuestionAnswer, claim_answer, hardware_name, question_answers
 from .claims import ClaimCheck, scenario_labels
@@ -71,7 +72,7 @@ from .versus import Versus, as_json, compare_files
 __all__ = [
     "FAILED", "LOCAL_ROOT", "MARGIN", "NOT_AVAILABLE", "NOT_MEASURED", "N_BOOT", "RULE", "SUMMARY_RULE", "VERDICT_RULE",
     "WORDS",
-    "ChartRow", "Choice", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
+    "ChartRow", "Choice", "Claim", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
     "Measurement", "Origin", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources", "SpeedupRow",
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",
     "advise", "advise_settings", "analyse", "as_json", "change_text", "claim_answer", "claims_by_release",

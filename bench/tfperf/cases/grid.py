@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .arrival import BACK_TO_BACK, Arrival, suffix
-from .budget import Budget
-from .store import ids
-from .store.record_types import ProcessSettings, Scalar
-from .store.schema import NAME_RULE, is_name
+from ..arrival import BACK_TO_BACK, Arrival, suffix
+from ..budget import Budget
+from ..store import ids
+from ..store.record_types import ProcessSettings, Scalar
+from ..store.schema import NAME_RULE, is_name
 from .topic import Topic, load_topic
 from .topic_schema import MAX_COUNT, require, shown
 
@@ -66,7 +66,7 @@ class Case:
     timeout_s: float
     budget: Budget
     snippet_hash: str                 # the whole snippet file's (results measured before source hashes)
-    source_hash: str                  # what the variant runs (variant_source.py): its results' staleness
+    source_hash: str                  # what the variant runs (:mod:`.variant_source`): its results' staleness
     aa: bool = False                  # the second measurement of an A/A noise pair
     arrival: Arrival = BACK_TO_BACK   # how its requests arrive (a scenario per pattern)
 
@@ -229,7 +229,7 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
 
 
 def load(path: str | Path, cores: int | None = None) -> Topic:
-    """A topic YAML and its snippet read and checked (:func:`tfperf.topic.load_topic`), and
+    """A topic YAML and its snippet read and checked (:func:`.topic.load_topic`), and
     its case grid expanded in every profile it declares: a setting without a mapping, a
     thread count that is not a number, a budget whose minimum is above its maximum or a
     grid with no case fails here, naming the file and the key. ``tfperf run`` and the
