@@ -10,7 +10,7 @@ the stages below it.
 * ``measure`` imports cases and the store, never analyse or render;
 * ``analyse`` imports cases and the store, never measure or render;
 * ``render`` imports the store and analyse, never measure or cases;
-* the CLI (``cli``, ``cli_compare``) imports every stage; nothing but render and the CLI
+* the CLI (``cli``, ``cli_advise``) imports every stage; nothing but render and the CLI
   imports ``render``, and nothing imports the CLI;
 * only ``measure`` imports TensorFlow, Keras or the runtimes it measures.
 
@@ -44,7 +44,7 @@ STAGES = {
     "tfperf.store": "store",
     "tfperf.analyse": "analyse",
     "tfperf.render": "render",
-    "tfperf.cli": "cli", "tfperf.cli_compare": "cli", "tfperf.cli_advise": "cli",
+    "tfperf.cli": "cli", "tfperf.cli_advise": "cli",
 }
 MAY_IMPORT = {
     "foundation": {"foundation"},
@@ -60,7 +60,6 @@ MEASURED = {"tensorflow", "keras", "tf_keras", "tf2onnx", "onnxruntime", "ai_edg
 
 # Imports that break a rule today: (importer, imported) -> why. Remove a line when its
 # import goes; never add one without saying why here and in the issue.
-# None today: `tfperf compare` (cli_compare.py) was the last, when it was analyse's (issue 14).
 KNOWN: dict[tuple[str, str], str] = {}
 
 
@@ -219,7 +218,7 @@ PLANTED = [
     ("render/html.py", "from ..measure import timing", "render may not import measure"),
     ("analyse/noise.py", "from ..render import html", "analyse may not import render"),
     ("analyse/noise.py", "from .. import cli", "analyse may not import cli"),
-    ("render/html.py", "from .. import cli_compare", "render may not import cli"),
+    ("render/html.py", "from .. import cli_advise", "render may not import cli"),
     ("measure/limits.py", "from ..render.html import escape", "measure may not import render"),
     ("cases/grid.py", "from ..analyse import dataset", "cases may not import analyse"),
     ("errors.py", "from . import store", "foundation may not import store"),

@@ -67,7 +67,7 @@ PLANTED = [
     ("render/html.py", "from ..analyse.noise import noise_floor", {FACADE},
      "tfperf.render.html -> tfperf.analyse.noise"),
     ("measure/limits.py", "from .. import cli", {STAGES, CLI_TOP}, "tfperf.measure.limits -> tfperf.cli"),
-    ("render/html.py", "from .. import cli_compare", {STAGES, CLI_TOP}, "tfperf.render.html -> tfperf.cli_compare"),
+    ("render/html.py", "from ..cli import compare", {STAGES, CLI_TOP}, "tfperf.render.html -> tfperf.cli.compare"),
     ("__init__.py", "from . import stats", {ROOT_LEAF}, "tfperf -> tfperf.stats"),
 ]
 

@@ -15,7 +15,7 @@ import pytest
 from store_records import FIXTURES, make_doc, make_result, valid_doc
 from tfperf import store
 from tfperf.errors import ResultsFileError
-from tfperf.store import commands
+from tfperf.cli import results as commands
 
 # The package re-exports the function migrate(); the module holds the registry.
 migrate_mod = importlib.import_module("tfperf.store.migrate")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from store_records import FIXTURES, make_doc, make_result
 from tfperf import store
-from tfperf.store import commands
+from tfperf.cli import results as commands
 from tfperf.store.merge import canonical
 
 POOL = [make_result(i % 4, median=0.001 * (1 + i), finished_at=f"2026-05-0{1 + i % 3}T00:00:00+00:00")
