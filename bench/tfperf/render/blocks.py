@@ -425,7 +425,7 @@ def block_datafiles(d: Directive, ctx: Context) -> Markup:
             rows.append([link(ctx.prefix + DATA_URL + s.rel, s.rel), label, s.profile, n, st])
     body = (table(["file", "runner", "profile", "results", "of which stale"], rows) if rows
             else no_results(ds, "Results files"))
-    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, "schema_v2.json")} '
+    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, SCHEMA_URL.rpartition("/")[2])} '
                   "(JSON Schema, draft 2020-12).</p>")
 
 
