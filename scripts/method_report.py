@@ -30,14 +30,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf.analyse import Dataset, analyse  # noqa: E402
-from tfperf.analyse.controls import controls_for  # noqa: E402
-from tfperf.analyse.controls import index as control_index  # noqa: E402
-from tfperf.analyse.effects import Finding  # noqa: E402
-from tfperf.analyse.records import Measurement  # noqa: E402
-from tfperf.analyse.select import current  # noqa: E402
+from tfperf.analyse import Dataset, Finding, Measurement, analyse
+from tfperf.analyse.controls import controls_for
+from tfperf.analyse.controls import index as control_index
+from tfperf.analyse.select import current
 
 
 def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:

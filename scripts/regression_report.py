@@ -28,11 +28,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf.analyse import regress  # noqa: E402
-from tfperf.errors import TfperfError  # noqa: E402
-from tfperf.store.files import load  # noqa: E402
+from tfperf.analyse import regress
+from tfperf.errors import TfperfError
+from tfperf.store.files import load
 
 
 def _load(spec: str, tmp: Path) -> dict:

@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf import stats, store  # noqa: E402
-from tfperf.measure.orchestrate import RunOptions, run  # noqa: E402
+from tfperf import stats, store
+from tfperf.measure.orchestrate import RunOptions, run
 
 PARAMS = {"model": "medium", "batch": 1, "input": "numpy"}
 SETUP = ("import sys; sys.path.insert(0, {snippets!r}); "
