@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))   # the tests' record builders
 
-from store_records import make_result  # noqa: E402
+from store_records import make_result
 
 from tfperf import store
 

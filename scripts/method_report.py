@@ -124,8 +124,8 @@ def settling(doc: dict[str, Any]) -> list[str]:
         return []
     early = sum(1 for n, of in taken if n < of)
     counts = [n for n, _ in taken]
-    return [f"cases that left the rounds early: {early} of {len(taken)}; rounds per case: median "
-            f"{statistics.median(counts)}, min {min(counts)}, max {max(counts)}"]
+    return [(f"cases that left the rounds early: {early} of {len(taken)}; rounds per case: median "
+            f"{statistics.median(counts)}, min {min(counts)}, max {max(counts)}")]
 
 
 def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
@@ -134,11 +134,11 @@ def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
         by_topic[s["topic"]] += s["seconds"]
     flagged = [s for s in doc_scenarios if s.get("loaded")]
     shares = [s["others_share"] for s in doc_scenarios if s.get("others_share") is not None]
-    lines = [f"scenarios: {len(doc_scenarios)}, flagged (others used > 10% of the cores): {len(flagged)}; "
+    lines = [(f"scenarios: {len(doc_scenarios)}, flagged (others used > 10% of the cores): {len(flagged)}; "
              f"others' share median {_pct(statistics.median(shares)) if shares else '–'}, "
-             f"max {_pct(max(shares)) if shares else '–'}",
-             f"rounds per scenario: median {statistics.median(s['rounds'] for s in doc_scenarios) if doc_scenarios else 0}; "
-             f"stopped by: {dict(sorted(Counter(s['stopped_by'] for s in doc_scenarios).items()))}",
+             f"max {_pct(max(shares)) if shares else '–'}"),
+             (f"rounds per scenario: median {statistics.median(s['rounds'] for s in doc_scenarios) if doc_scenarios else 0}; "
+             f"stopped by: {dict(sorted(Counter(s['stopped_by'] for s in doc_scenarios).items()))}"),
              "cost: " + ", ".join(f"{t} {v / 60:.1f} min" for t, v in sorted(by_topic.items()))
              + f"; total {sum(by_topic.values()) / 60:.1f} min"]
     return lines

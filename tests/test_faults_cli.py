@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tfperf import cases
 from tfperf.cli import build_parser, main
 from tfperf.errors import CaseGridError

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tfperf import cases, store
 from tfperf.analyse import records
 from tfperf.cases import topic as topic_module

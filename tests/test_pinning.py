@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from tfperf import store
 from tfperf.cases import expand, load
 from tfperf.cases.topic import load_topic
@@ -70,7 +71,7 @@ def test_a_bad_cpu_list_names_the_file_and_field(tmp_path: Path, bad: object) ->
 def _pin_in_child(cpus: list[int]) -> subprocess.CompletedProcess[str]:
     code = ("import os, sys; from tfperf.measure.worker import pin; "
             f"pin({cpus!r}); print(sorted(os.sched_getaffinity(0)))")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(BENCH)})
 
 

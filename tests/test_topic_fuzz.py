@@ -24,11 +24,11 @@ import pytest
 import yaml
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-
 from test_intake_fuzz import EXAMPLES as SCALE
 from test_intake_fuzz import FUZZ_OPTIONS as FUZZ
 from test_intake_fuzz import mutated as mutated_results
 from test_intake_fuzz import paths_into
+
 from tfperf import cases
 from tfperf.errors import CaseGridError
 from tfperf.measure import envinfo, orchestrate

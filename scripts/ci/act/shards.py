@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests"))   # the tests' record builders
 
-from store_records import make_doc  # noqa: E402
-from test_ci_support import measured, write_doc  # noqa: E402
+from store_records import make_doc
+from test_ci_support import measured, write_doc
 
 RUNNER = "act-box"
 GIT = {"GIT_AUTHOR_NAME": "act", "GIT_AUTHOR_EMAIL": "act@localhost", "GIT_COMMITTER_NAME": "act",
