@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import TfperfError
-from .options import add_measure_options, run_options
+from .run import add_measure_options, run_options
 
 DEFAULT_LOCAL_DATA = "~/.cache/tfperf"
 
