@@ -20,7 +20,6 @@ from ..analyse import (
     Dataset,
     Finding,
     LoadedBreakdown,
-    Measurement,
     Verdict,
     claim_answer,
     exclusion_reason,
@@ -66,10 +65,6 @@ def render_block(d: Directive, ctx: Context) -> Markup:
     if d.kind in NEEDS_TOPIC and not d.topic:
         raise DirectiveError(f"{d.text}: names no topic")
     return fn(d, ctx)
-
-
-def _topic_measurements(ctx: Context, topic: str) -> list[Measurement]:
-    return [m for m in ctx.ds.current if m.topic == topic]
 
 
 def block_chart(d: Directive, ctx: Context) -> Markup:
