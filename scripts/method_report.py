@@ -15,7 +15,10 @@ Prints, for one runner and profile:
      target: within ±5%;
   4. runner hygiene and cost: scenarios flagged as measured beside other work, seconds
      per topic;
-  5. with --again: speedups of the same cases in two runs (target: >= 90% within ±10%) and
+  5. per arrival pattern (after an idle gap, Poisson arrivals; back to back is 1.): the
+     A/A pairs' p50 ratio (target: within ±5%) and p99 ratio, and the relative width of the
+     p99's 95% CI, of the A/A pairs and of every result (how long a run a tail claim needs);
+  6. with --again: speedups of the same cases in two runs (target: >= 90% within ±10%) and
      claim verdicts that went from holds to refuted or back (target: none).
 Exit status 1 when a target is missed.
 """
@@ -35,6 +38,7 @@ from tfperf.analyse import Dataset, Finding, Measurement, analyse
 from tfperf.analyse.controls import controls_for
 from tfperf.analyse.controls import index as control_index
 from tfperf.analyse.select import current
+from tfperf.arrival import words
 
 
 def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:
@@ -55,7 +59,7 @@ def aa_pairs(doc_noise: list[dict[str, Any]], ms: dict[str, Measurement]) -> tup
     lines, ok = [], True
     rows = []
     for n in doc_noise:
-        if not n.get("interleave"):
+        if not n.get("interleave") or n.get("arrival"):          # the patterns: arrival_patterns
             continue
         m = ms.get(n["case_id"])
         median = m.median if m else None
@@ -69,6 +73,45 @@ def aa_pairs(doc_noise: list[dict[str, Any]], ms: dict[str, Measurement]) -> tup
                  f"max {_pct(max(r[3] for r in rows))}" if rows else "A/A pairs: none")
     lines.append(f"  cases >= 1 ms outside ±5% or wider than ±5%: {len(bad)}"
                  + "".join(f"\n    {c}: median {m * 1e3:.2f} ms, ratio {r:.3f} ±{_pct(h)}" for c, m, r, h in bad))
+    return lines, ok
+
+
+def arrival_patterns(doc: dict[str, Any]) -> tuple[list[str], bool]:
+    """Per per-request pattern: its A/A pairs' p50 ratios (target within ±5%) and p99
+    ratios with their CI widths, and the p99 CI widths of its results."""
+    noise: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    results: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for n in doc.get("noise") or []:
+        if n.get("arrival"):
+            noise[n["arrival"]].append(n)
+    for r in doc.get("results") or []:
+        if r.get("arrival") and r.get("status") == "ok" and (r.get("timing") or {}).get("tail"):
+            results[r["arrival"]["id"]].append(r)
+    ids = sorted(set(noise) | set(results))
+    if not ids:
+        return ["arrival patterns: no arrival data (back to back only)"], True
+    lines, ok = [f"arrival patterns: {len(ids)}"], True
+    for pid in ids:
+        pairs, rs = noise[pid], results[pid]
+        p50 = [n["ratio"] for n in pairs]
+        bad = [n for n in pairs if abs(n["ratio"] - 1) > 0.05]
+        ok &= bool(pairs) and not bad
+        p99 = [n["p99"] for n in pairs if n.get("p99")]
+        p99_half = [_half(x["ratio"], x["ci_low"], x["ci_high"]) for x in p99]
+        tails = [r["timing"]["tail"] for r in rs]
+        widths = [(t["p99"]["ci_high"] - t["p99"]["ci_low"]) / t["p99"]["value"] for t in tails
+                  if t["p99"]["ci_low"] is not None and t["p99"]["ci_high"] is not None and t["p99"]["value"] > 0]
+        unbounded = len(tails) - len(widths)
+        lines.append(f"  {pid} ({words(pid)}): {len(rs)} results, {len(pairs)} A/A pairs; p50 ratios "
+                     + (f"{min(p50):.3f}–{max(p50):.3f}, outside ±5% (the target): {len(bad)}" if p50 else
+                        "none (target missed: no A/A pair)"))
+        lines.append("    p99: A/A ratios " + (f"{min(x['ratio'] for x in p99):.3f}–{max(x['ratio'] for x in p99):.3f}, "
+                                              f"CI half-width median {_pct(statistics.median(p99_half))}, "
+                                              f"max {_pct(max(p99_half))}" if p99 else "none")
+                     + "; results' CI width (relative to the p99) "
+                     + (f"median {_pct(statistics.median(widths))}, max {_pct(max(widths))}" if widths else "–")
+                     + (f"; {unbounded} with too few requests for an upper bound" if unbounded else ""))
+        lines += [f"    {n['case_id']}: p50 ratio {n['ratio']:.3f}" for n in bad]
     return lines, ok
 
 
@@ -217,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     ok &= good
     print("\n".join(lines))
     print("\n".join(hygiene(doc["scenarios"]) + settling(doc)))
+    lines, good = arrival_patterns(doc)
+    ok &= good
+    print("\n".join(lines))
     if args.again:
         other = _restrict(analyse(Path(args.again) / "results", args.snippets), args.runner, args.profile)
         lines, good = again(ds, other)

@@ -198,19 +198,67 @@ def fake_runs(reports: list[Report], seconds: float = 0.0):  # type: ignore[no-u
     return run, seen
 
 
-def test_topics_left_when_the_budget_is_spent_are_reported_not_measured(tmp_path: Path) -> None:
+def test_topics_whose_estimate_does_not_fit_the_budget_left_are_left_out_and_said(tmp_path: Path) -> None:
+    """The first topic always runs; each later one is estimated (scaled by how long those
+    before took against their estimates) and left out where it does not fit, with the
+    budget that would measure it."""
     spec = spec_for(keras_file(tmp_path / "m.keras"))
     run, seen = fake_runs([], seconds=0.3)
-    s = session_mod.measure(spec, tmp_path / "out", [1], 0.5, RUNNER, run_topic=run, log=lambda m: None)
-    assert seen == ["advise_predict", "advise_xla"]
-    assert [n for n, _ in s.not_measured] == ["advise_serving", "advise_threads"]
-    assert "the budget of 0.5 s was spent" in s.not_measured[0][1] and s.exit_status == 0
+    s = session_mod.measure(spec, tmp_path / "out", [1], 0.5, RUNNER, run_topic=run, log=lambda m: None,
+                            bar=session_mod.TopicBar(4, 0.5, enabled=False))
+    assert seen == ["advise_predict"]
+    assert [n for n, _ in s.skipped] == ["advise_xla", "advise_serving", "advise_threads"] == \
+        [n for n, _ in s.not_measured]
+    why = s.skipped[0][1]
+    assert why.startswith("not enough budget left: it needs about ") and "--budget " in why and s.exit_status == 0
+
+
+def test_a_later_topic_that_fits_is_still_measured(tmp_path: Path) -> None:
+    """Topics that ran in a tenth of their estimate scale the next estimates down (by at
+    most MIN_SCALE): with a budget a little over half the estimates, the rest fit."""
+    spec = spec_for(keras_file(tmp_path / "m.keras"))
+    run, seen = fake_runs([], seconds=0.0)
+    topics = generate(spec, tmp_path / "t", [1], 60.0, runtimes=("tflite",))
+    total = sum(t.estimate_s(spec, 1) for t in topics)
+    s = session_mod.measure(spec, tmp_path / "out", [1], total * 0.6, RUNNER, run_topic=run, log=lambda m: None,
+                            bar=session_mod.TopicBar(4, 1.0, enabled=False))
+    assert seen == ["advise_predict", "advise_xla", "advise_serving", "advise_threads"] and not s.skipped
+
+
+def test_the_cost_estimate_counts_workers_setups_conversions_and_rounds(tmp_path: Path) -> None:
+    small = ModelSpec(ModelFile(tmp_path / "m.keras", "keras", "f" * 16), "x", (8,), "float32", ((1, 2),),
+                      load_s=0.5, call_s={"1": 0.2, "32": 0.1}, import_s=4.0)
+    big = ModelSpec(small.model, "x", (8,), "float32", ((1, 2),), load_s=5.0, call_s={"1": 2.0}, import_s=4.0)
+    topics = {t.name: t for t in generate(small, tmp_path / "t", [1, 32], 120.0, runtimes=("tflite", "onnx"))}
+    serving, threads = topics["advise_serving"], topics["advise_threads"]
+    assert (serving.converts, serving.groups, threads.groups, threads.converts) == (4, 1, 3, 0)
+    for t in topics.values():
+        assert t.estimate_s(big, 2) > t.estimate_s(small, 2) > t.rounds_s > 0
+    # The default budget is about what a small model's four topics are estimated to take.
+    assert sum(t.estimate_s(small, 2) for t in topics.values()) == pytest.approx(120.0, rel=0.25)
+
+
+def test_the_progress_across_topics_is_a_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, plain = Tty(), io.StringIO()
+    for stream in (tty, plain):
+        bar = session_mod.TopicBar(4, 120.0, stream=stream)
+        bar.show(1, 30.4, "XLA")
+        bar.show(4, 118.0, "done")
+    assert tty.getvalue().splitlines() == ["[#####...............] topic 2 of 4, 30 s of 120 s: XLA",
+                                           "[####################] topic 4 of 4, 118 s of 120 s: done"]
+    assert plain.getvalue().splitlines() == ["topic 2 of 4, 30 s of 120 s: XLA", "topic 4 of 4, 118 s of 120 s: done"]
 
 
 def test_an_interrupted_topic_keeps_what_was_measured_and_stops(tmp_path: Path) -> None:
     spec = spec_for(keras_file(tmp_path / "m.keras"))
     run, seen = fake_runs([Report(ran=6), Report(ran=2, signum=signal.SIGINT)])
-    s = session_mod.measure(spec, tmp_path / "out", [1], 60.0, RUNNER, run_topic=run, log=lambda m: None)
+    s = session_mod.measure(spec, tmp_path / "out", [1], 600.0, RUNNER, run_topic=run, log=lambda m: None)
     assert seen == ["advise_predict", "advise_xla"]
     assert s.measured == ["advise_predict", "advise_xla"]
     assert s.not_measured == [("advise_serving", "interrupted"), ("advise_threads", "interrupted")]
@@ -227,7 +275,7 @@ def test_ctrl_c_between_topics_is_an_interruption_too(tmp_path: Path) -> None:
             raise KeyboardInterrupt
         return Report(ran=3)
 
-    s = session_mod.measure(spec, tmp_path / "out", [1], 60.0, RUNNER, run_topic=run, log=lambda m: None)
+    s = session_mod.measure(spec, tmp_path / "out", [1], 600.0, RUNNER, run_topic=run, log=lambda m: None)
     assert s.measured == ["advise_predict"] and s.exit_status == 130
     assert [n for n, _ in s.not_measured] == ["advise_xla", "advise_serving", "advise_threads"]
 
@@ -272,6 +320,11 @@ def test_advise_answers_in_the_guides_words_and_writes_json(tmp_path: Path, monk
     assert data["input"] == {"name": "image", "shape": [8, 8, 3], "dtype": "float32"} and data["batches"] == [1, 4]
     assert [r["params"] for r in data["do_this"]["advise_predict"]] == [{"batch": 1}, {"batch": 4}]
     assert "   Do this at batch 1: " in text
+    page = (out / "answers.html").read_text(encoding="utf-8")          # written beside answers.json by default
+    assert f"Answers as a web page: {out / 'answers.html'}" in text
+    assert "<h3>Your code calls model.predict(x): what should it call instead?</h3>" in page
+    assert page.count("data-tfperf-chart=") == 2 and "vegaEmbed" in page
+    assert "No published runner has this machine's CPU (test-advise-x86_64; published: " in got.err
 
 
 CLI = textwrap.dedent("""

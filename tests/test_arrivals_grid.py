@@ -57,14 +57,24 @@ def test_patterns_multiply_the_grid_and_name_their_cases(tmp_path: Path) -> None
 
 
 def test_a_topic_without_patterns_is_what_it_was(tmp_path: Path) -> None:
-    """Every topic of the project: back to back alone, case ids as stored before patterns."""
+    """Every topic of the project: its back-to-back cases have the ids stored before
+    patterns; a profile that declares no pattern is back to back alone; a per-request
+    pattern is one request of one sample (batch 1)."""
     assert [c.case_id for c in _load(tmp_path)] == ["t/n=1/default/a", "t/n=1/default/b",
                                                     "t/n=2/default/a", "t/n=2/default/b"]
+    declared = set()
     for path in sorted((ROOT / "snippets").glob("*.yaml")):
         topic = cases.load(path)
         for name, profile in topic.profiles.items():
-            assert profile.arrivals == (BACK_TO_BACK,)
-            assert all("@" not in c.case_id and c.scenario_id == c.params_id for c in cases.expand(topic, name))
+            got = cases.expand(topic, name)
+            plain = [c for c in got if not c.arrival.per_request]
+            assert plain and all("@" not in c.case_id and c.scenario_id == c.params_id for c in plain)
+            if profile.arrivals == (BACK_TO_BACK,):
+                assert len(plain) == len(got)
+            else:
+                declared.add(f"{topic.name}/{name}")
+                assert all(c.params["batch"] == 1 for c in got if c.arrival.per_request)
+    assert declared == {"cpu_threads/full", "predict_vs_call/full", "serving_formats/full"}
 
 
 @pytest.mark.parametrize(("arrivals", "field", "problem"), [

@@ -21,6 +21,7 @@ library, numpy and TensorFlow.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, TypedDict, cast
@@ -114,3 +115,35 @@ def suffix(arrival_id: str) -> str:
     """What a case id or a scenario id adds for a pattern: "" for back to back (ids stay
     as they were before patterns), else "@<id>"."""
     return "" if arrival_id == Pattern.BACK_TO_BACK.value else f"@{arrival_id}"
+
+
+_ID = re.compile(r"^(?:(?P<b2b>back_to_back)|idle-(?P<ms>\d+(?:\.\d+)?)ms|poisson-(?P<rate>0?\.\d+))$")
+
+
+def parse_id(text: str) -> Arrival | None:
+    """The pattern an id names ("back_to_back", "idle-10ms", "poisson-0.7"), as
+    :attr:`Arrival.id` spells it; None for any other text or a value out of range (a gap
+    above :data:`MAX_GAP_S`, a rate not strictly between 0 and 1)."""
+    m = _ID.match(text)
+    if m is None:
+        return None
+    if m.group("b2b"):
+        return BACK_TO_BACK
+    if m.group("ms") is not None:
+        gap = float(m.group("ms")) / 1000
+        return Arrival(Pattern.IDLE, gap_s=gap) if gap <= MAX_GAP_S else None
+    rate = float(m.group("rate"))
+    return Arrival(Pattern.POISSON, rate=rate) if 0.0 < rate < 1.0 else None
+
+
+def words(arrival_id: str) -> str:
+    """A pattern in reader words: "back to back", "after 10 ms idle", "at random at 70% of
+    full load" (the id itself for one that does not parse)."""
+    a = parse_id(arrival_id)
+    if a is None:
+        return arrival_id
+    if a.pattern is Pattern.IDLE:
+        return f"after {a.gap_s * 1000:g} ms idle"
+    if a.pattern is Pattern.POISSON:
+        return f"at random at {a.rate * 100:g}% of full load"
+    return "back to back"

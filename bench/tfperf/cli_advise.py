@@ -12,9 +12,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import TfperfError
+
+if TYPE_CHECKING:
+    from .analyse import Dataset
+    from .render.advise_beside import Published
+    from .render.advise_text import Context
 
 DEFAULT_OUT = "~/.cache/tfperf/advise"
 DEFAULT_BUDGET_S = 120.0
@@ -58,27 +68,67 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from .analyse import analyse
     from .render.advise_text import Context, as_json, report
 
+    ds = analyse(session.results_root, session.topics_dir)
+    for err in ds.errors:
+        print(f"tfperf: warning: {err}", file=sys.stderr)
     ctx = Context(model=args.model, described=spec.describe(), topics=[(t.name, t.title) for t in session.topics],
                   not_measured=session.not_measured, interrupted=session.signum is not None,
                   results=str(session.results) if session.results and session.results.exists() else "",
                   extra={"input": {"name": spec.input_name, "shape": list(spec.shape), "dtype": spec.dtype},
                          "batches": batches, "budget_s": float(args.budget), "seconds": round(session.seconds, 1),
-                         "runner": runner})
-    ds = analyse(session.results_root, session.topics_dir)
-    for err in ds.errors:
-        print(f"tfperf: warning: {err}", file=sys.stderr)
+                         "runner": runner},
+                  published=published(ds, [t.name for t in session.topics], runner, args.published, args.snippets),
+                  skipped=session.skipped)
     answers = out / "answers.json"
     data = as_json(ds, ctx)
     answers.write_text(json.dumps(data, indent=1, allow_nan=False, default=str) + "\n", encoding="utf-8")
+    html = Path(os.path.expanduser(args.html)) if args.html else out / "answers.html"
+    write_html(ds, ctx, runner, html)
     if args.json:
         json.dump(data, sys.stdout, indent=1, allow_nan=False, default=str)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(report(ds, ctx))
         print(f"Answers as JSON: {answers}")
+        print(f"Answers as a web page: {html}")
     if session.signum is not None:
         print("tfperf: interrupted; what was measured is kept above", file=sys.stderr)
     return session.exit_status
+
+
+def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, snippets: str) -> Published:
+    """The guide's answers on the published runner whose label is this machine's, or why
+    there are none (no such runner, no published results where they were looked for)."""
+    from .analyse import analyse
+    from .render.advise_beside import GUIDE_TOPICS, beside, none_matches
+
+    root = Path(results)
+    labels = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    label = runner.split("/")[0]
+    if label not in labels:
+        why = none_matches(label, labels, results)
+        print(f"tfperf: {why.why_none}", file=sys.stderr)
+        return why
+    with tempfile.TemporaryDirectory(prefix="tfperf-advise-guide-") as tmp:
+        for topic in GUIDE_TOPICS:          # the guide's four topics only: analysing every topic takes longer
+            for suffix in (".yaml", ".py"):
+                src = Path(snippets) / f"{topic}{suffix}"
+                if src.is_file():
+                    shutil.copyfile(src, Path(tmp) / src.name)
+        guide = analyse(root, tmp)
+    return beside(ds, guide, label, topics)
+
+
+def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
+    from .render.advise_html import page, vendored_scripts
+
+    try:
+        scripts: list[str] | None = vendored_scripts()
+    except TfperfError as exc:
+        print(f"tfperf: warning: {exc}", file=sys.stderr)
+        scripts = None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page(ds, ctx, runner, scripts), encoding="utf-8")
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -106,6 +156,12 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--runner", help="label for this machine's results (default: derived from the machine)")
     p.add_argument("--memory-limit-mb", type=int, default=None,
                    help=f"kill a worker above this resident memory (default {MEMORY_SHARE * 100:.0f}%% of RAM; 0: none)")
+    p.add_argument("--html", metavar="FILE",
+                   help="write the answers as one self-contained web page here (default: answers.html beside "
+                        "answers.json)")
+    p.add_argument("--published", default="data/results",
+                   help="the guide's published results, to set each answer beside (default data/results)")
+    p.add_argument("--snippets", default="snippets", help="the guide's topics (default snippets)")
     p.add_argument("--json", action="store_true", help="print the answers as JSON instead of text")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=cmd_advise)

@@ -8,6 +8,7 @@
 * ``compare``  – scenarios and recommendations (fastest correct variant vs the default);
 * ``claims``   – claims tested per scenario and runner;
 * ``answers``  – each claim and each of a topic's questions answered in words;
+* ``arrivals`` – the per-request arrival patterns: percentiles, speedups, claims per pattern;
 * ``versions`` – TensorFlow releases: which one a result measured, numeric order, labels;
 * ``version_verdicts`` – a claim's finding per release on a runner, and where it changed;
 * ``versions_table``   – the home page's claims × releases table;
@@ -27,7 +28,8 @@ the package itself (that would be a cycle): they import each other by module.
 
 from ..cases import Claim
 from .advice import advise
-from .answers import QuestionAnswer, claim_answer, hardware_name, question_answers
+from .answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers
+from .arrivals import PatternRow, PatternTable
 from .claims import ClaimCheck, scenario_labels
 from .compare import exclusion_reason, nonfinite
 from .dataset import Dataset, analyse, load_topics
@@ -65,19 +67,20 @@ from .version_verdicts import (
     speedup_rows,
     steady_text,
 )
-from .versions import listing, release_key, short_labels, sort_versions
+from .versions import is_development, listing, release_key, short_labels, sort_versions
 from .versions_table import versions_table as claims_by_release
 from .versus import Versus, as_json, compare_files
 
 __all__ = [
     "FAILED", "LOCAL_ROOT", "MARGIN", "NOT_AVAILABLE", "NOT_MEASURED", "N_BOOT", "RULE", "SUMMARY_RULE", "VERDICT_RULE",
     "WORDS",
-    "ChartRow", "Choice", "Claim", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
-    "Measurement", "Origin", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources", "SpeedupRow",
+    "ChartRow", "Choice", "Claim", "ClaimAnswer", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
+    "Measurement", "Origin", "PatternRow", "PatternTable", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources",
+    "SpeedupRow",
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",
     "advise", "advise_settings", "analyse", "as_json", "change_text", "claim_answer", "claims_by_release",
     "compare_files", "error_line", "exclusion_reason", "expectation_text", "failed_results", "hardware_name",
-    "headline", "headline_findings", "listing", "load_sources", "load_topics", "nonfinite", "params_id",
+    "headline", "headline_findings", "is_development", "listing", "load_sources", "load_topics", "nonfinite", "params_id",
     "question_answers", "ratio_text", "release_key", "scenario_labels", "settings_id", "short_labels",
     "sort_versions", "speedup_rows", "steady_text", "step_groups", "summarise", "summary_text", "this_machine",
     "topic_then_now",

@@ -13,15 +13,29 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..arrival import BACK_TO_BACK, Pattern, parse_id, words
 from ..hardware import isa_class, vendor
 from .claims import ClaimResult
 from .dataset import Dataset
-from .effects import EXPECTED, Finding, Summary, Verdict, brief_text, expectation_text, phrase, range_text, summary_rest
+from .effects import (
+    EXPECTED,
+    SUBSTANTIAL_SIZE,
+    Finding,
+    Summary,
+    Verdict,
+    brief_text,
+    expectation_text,
+    phrase,
+    range_text,
+    ratio_text,
+    summary_rest,
+)
 from .records import Runner
 from .versions import minor, sort_versions
 
@@ -122,8 +136,9 @@ def _releases(cr: ClaimResult, runner: str) -> str:
     return ", ".join(dict.fromkeys(minor(v) for v in versions)) or "–"
 
 
-def claim_answer(ds: Dataset, topic: str, claim_id: str) -> ClaimAnswer | None:
-    cr = ds.claim_result(topic, claim_id)
+def claim_answer(ds: Dataset, topic: str, claim_id: str, arrival: str | None = None) -> ClaimAnswer | None:
+    """The claim judged back to back, or on the per-request pattern ``arrival`` names."""
+    cr = ds.claim_result(topic, claim_id, arrival)
     if cr is None:
         return None
     info = ds.topics.get(topic)
@@ -185,6 +200,17 @@ class QuestionAnswer:
     leads: tuple[tuple[str, str], ...]         # (short hardware name, lead) per runner
     claims: tuple[ClaimAnswer, ...]            # the leading one first
     note: str | None
+    arrival: str | None = None                 # the per-request pattern that answered it (None: back to back)
+    changes: tuple[str, ...] = ()              # where the answer differs from back to back, one sentence each
+
+    @property
+    def arrival_text(self) -> str:
+        """What the answer is for: "Answered for requests after 10 ms idle, one at a time."."""
+        if self.arrival is None:
+            return ""
+        a = parse_id(self.arrival)
+        how = ", one at a time" if a is not None and a.pattern is Pattern.IDLE else ""
+        return f"Answered for requests {words(self.arrival)}{how}."
 
     @property
     def hardware(self) -> list[str]:
@@ -258,15 +284,65 @@ def _briefly(c: ClaimAnswer) -> str:
     return ", ".join(f"{r.finding} on the {r.short}" for r in c.runners)
 
 
+def _typical(r: RunnerAnswer) -> float | None:
+    return r.summary.typical(r.finding) if r.finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else None
+
+
+def change_sentence(c: ClaimAnswer, r: RunnerAnswer, then: RunnerAnswer, arrival: str) -> str | None:
+    """Where a claim's answer on a runner under a per-request pattern (``r``) differs from
+    back to back (``then``): another finding or verdict ("After 10 ms idle, ONNX Runtime
+    is as fast as a tf.function (1.02×; back to back: faster, 4.1×)"), or the same finding
+    with a typical speedup that moved by :data:`SUBSTANTIAL_SIZE` or more ("After 10 ms
+    idle, ONNX Runtime is only 1.3× faster than a tf.function (back to back: 4.1×)");
+    None where it is the same answer."""
+    now, before = _typical(r), _typical(then)
+    head = words(arrival)
+    head = head[0].upper() + head[1:]
+    if r.finding != then.finding or r.verdict != then.verdict:
+        was = f"{then.finding}{', ' + ratio_text(before) if before is not None else ''}"
+        figure = f"{ratio_text(now)}; " if now is not None else ""
+        return f"{head}, {phrase(r.finding, c.candidate, c.baseline)} ({figure}back to back: {was})"
+    if now is None or before is None or r.finding == Finding.SAME:
+        return None
+    if abs(math.log(now) - math.log(before)) < math.log1p(SUBSTANTIAL_SIZE):
+        return None
+    size = now if r.finding == Finding.FASTER else 1 / now
+    size_then = before if r.finding == Finding.FASTER else 1 / before
+    only = "only " if size < size_then else ""
+    return (f"{head}, {c.candidate} is {only}{ratio_text(size)} {r.finding} than {c.baseline} "
+            f"(back to back: {ratio_text(size_then)})")
+
+
+def _changes(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...], arrival: str) -> tuple[str, ...]:
+    out = []
+    for c in claims:
+        then = claim_answer(ds, topic, c.claim_id)
+        before = {r.runner: r for r in (then.runners if then else ())}
+        several = len(c.runners) > 1
+        for r in c.runners:
+            if r.runner in before and (text := change_sentence(c, r, before[r.runner], arrival)):
+                out.append(f"On the {r.short}: {text[0].lower()}{text[1:]}" if several else text)
+    return tuple(out)
+
+
 def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
+    """Each of the topic's questions answered from its claims: back to back, or from the
+    per-request pattern the question names (``arrival:``). A question naming a pattern the
+    topic has no results of is left out until it has some: a back-to-back answer would
+    answer another question (what a saturated loop sees), and the page reads as before."""
     info = ds.topics.get(topic)
     out: list[QuestionAnswer] = []
     for q in (info.questions if info else ()):
-        claims = tuple(a for cid in q.get("claims", []) if (a := claim_answer(ds, topic, str(cid))) is not None)
+        arrival = str(q["arrival"]) if q.get("arrival") and q["arrival"] != BACK_TO_BACK.id else None
+        if arrival is not None and not any(cr.runners_with_data for cr in ds.arrival_claim_results(topic, arrival)):
+            continue
+        claims = tuple(a for cid in q.get("claims", [])
+                       if (a := claim_answer(ds, topic, str(cid), arrival)) is not None)
         yes = EXPECTED[str(q["yes_if"])] if q.get("yes_if") else None
         leads = tuple((r.short, lead_word(r.finding, yes)) for r in (claims[0].runners if claims else ()))
         kinds = {word for _, word in leads}
         lead = kinds.pop() if len(kinds) == 1 else ("It depends on the machine" if kinds else LEADS[Finding.NO_DATA])
         out.append(QuestionAnswer(topic, str(q.get("id")), str(q.get("ask")), lead, leads, claims,
-                                  str(q["note"]) if q.get("note") else None))
+                                  str(q["note"]) if q.get("note") else None, arrival,
+                                  _changes(ds, topic, claims, arrival) if arrival else ()))
     return out

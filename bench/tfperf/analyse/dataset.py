@@ -15,6 +15,7 @@ from typing import Any
 from ..cases import Claim, load
 from ..errors import ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
+from .arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
 from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
@@ -152,8 +153,34 @@ class Dataset:
             result.label, result.order = info.value_label, tuple(info.param_values)
         return result
 
-    def claim_result(self, topic: str, claim_id: str) -> ClaimResult | None:
-        return next((c for c in self.claim_results(topic) if c.id == claim_id), None)
+    def claim_result(self, topic: str, claim_id: str, arrival: str | None = None) -> ClaimResult | None:
+        """A claim judged back to back, or on the per-request pattern ``arrival`` names."""
+        results = self.claim_results(topic) if arrival is None else self.arrival_claim_results(topic, arrival)
+        return next((c for c in results if c.id == claim_id), None)
+
+    # -- per-request arrival patterns (analyse/arrivals.py) ------------------------------------
+
+    def arrival_ids(self, topic: str) -> list[str]:
+        """The per-request patterns the topic has results of ([] for most topics)."""
+        return pattern_ids(self.arrivals, topic)
+
+    def arrival_tables(self, topic: str) -> list[PatternTable]:
+        """Per runner, profile and pattern: each variant's p50/p90/p99 and its speedups over the default."""
+        if topic not in self._patterns:
+            info = self.topics.get(topic)
+            self._patterns[topic] = pattern_tables(self.arrivals, self.arrival_noise, topic,
+                                                   self.default_variant(topic), self.cache,
+                                                   info.baseline_settings if info is not None else None)
+        return self._patterns[topic]
+
+    def arrival_claim_results(self, topic: str, arrival: str) -> list[ClaimResult]:
+        """The topic's claims judged on one per-request pattern's results ([] without any)."""
+        key = (topic, arrival)
+        if key not in self._pattern_claims:
+            results = (pattern_claims(self.claims_of(topic), self.arrivals, self.arrival_noise, topic, arrival,
+                                      self.cache) if arrival in self.arrival_ids(topic) else [])
+            self._pattern_claims[key] = [self.named(r, topic) for r in results]
+        return self._pattern_claims[key]
 
     def version_strips(self, topic: str) -> list[VersionStrip]:
         """Per claim and runner measured with two or more TensorFlow releases, the finding in
@@ -321,6 +348,8 @@ class Dataset:
         self._claims: dict[str, list[ClaimResult]] = {}
         self._strips: dict[str, list[VersionStrip]] = {}
         self._settings: dict[str, list[SettingsSpeedup]] = {}
+        self._patterns: dict[str, list[PatternTable]] = {}
+        self._pattern_claims: dict[tuple[str, str], list[ClaimResult]] = {}
 
 
 def _div(x: float | None, by: float) -> float | None:

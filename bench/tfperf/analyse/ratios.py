@@ -41,7 +41,7 @@ def _key_prefix() -> str:
     return f"boot{stats.CONFIDENCE}:{stats.N_BOOT}:{stats.BOOT_SEED}:"
 
 
-def _digest(xs: Sequence[float]) -> str:
+def _digest(xs: Sequence[float] | Sequence[int]) -> str:
     return hashlib.sha1(struct.pack(f"{len(xs)}d", *xs)).hexdigest()
 
 
@@ -75,6 +75,27 @@ class RatioCache:
             return Ratio(*stats.paired_ratio(*pair), paired=True, n=len(pair[0]))
         r = self.ratio(baseline.samples, candidate.samples)
         return Ratio(r.point, r.low, r.high, paired=False, n=min(len(baseline.samples), len(candidate.samples)))
+
+    def tail_speedup(self, baseline: Measurement, candidate: Measurement, q: float) -> Ratio | None:
+        """Speedup of ``candidate`` over ``baseline`` at the ``q`` quantile of their request
+        latencies (per-request patterns), from the rounds both measured side by side
+        (:func:`tfperf.stats.paired_quantile_ratio`, a bootstrap over whole rounds, memoised);
+        None without 6 such rounds."""
+        if not baseline.interleave or baseline.interleave != candidate.interleave:
+            return None
+        mine, theirs = dict(zip(baseline.rounds, baseline.latencies)), dict(zip(candidate.rounds, candidate.latencies))
+        common = [i for i in sorted(set(mine) & set(theirs)) if mine[i] and theirs[i]]
+        if len(common) < 6:
+            return None
+        a, b = [list(mine[i]) for i in common], [list(theirs[i]) for i in common]
+        key = (_key_prefix() + f"q{q}:" + _digest([x for r in a for x in r]) + _digest([len(r) for r in a])
+               + _digest([x for r in b for x in r]) + _digest([len(r) for r in b]))
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = stats.paired_quantile_ratio(a, b, q)
+            self._memo[key] = hit
+            self._dirty = True
+        return Ratio(*hit, paired=True, n=len(common))
 
     def save(self) -> None:
         if not (self.path and self._dirty):

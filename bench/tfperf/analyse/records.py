@@ -90,6 +90,8 @@ class Measurement:
     output_note: str | None = None                            # output.note (e.g. how many values are NaN)
     output_values: int | None = None                          # output.values: how many values it has
     output_nonfinite: int | None = None                       # output.nonfinite: of them NaN/inf, wrongly
+    output_rtol: float | None = None                          # output.rtol, output.atol: the bound it was held to
+    output_atol: float | None = None
     arrival: str = BACK_TO_BACK.id                            # the arrival pattern's id (tfperf.arrival)
     latencies: tuple[tuple[float, ...], ...] = ()             # per-request patterns: each round's requests
 
@@ -147,6 +149,7 @@ class Noise:
     interleave: str | None = None      # schema 2: the scenario whose baseline was measured twice
     rounds: int = 0
     arrival: str = BACK_TO_BACK.id     # the scenario's arrival pattern
+    p99_noise: float | None = None     # per-request patterns: the A/A pair's relative noise at the 99th percentile
 
     @property
     def topic(self) -> str:
@@ -246,7 +249,8 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
             noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
                                rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
                                time=str(a.get("time", "")), interleave=a.get("interleave"),
-                               rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id))
+                               rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id,
+                               p99_noise=float(a["p99"]["rel_noise"]) if a.get("p99") else None))
         for b in doc.get("breakdowns") or []:
             breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
     return measurements, noise, runners, breakdowns
@@ -281,6 +285,7 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         output_note=output.get("note") if output else None,
         output_values=output.get("values") if output else None,
         output_nonfinite=output.get("nonfinite") if output else None,
+        output_rtol=output.get("rtol") if output else None, output_atol=output.get("atol") if output else None,
         key=cast(Key, dict(r.get("key") or {})), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()

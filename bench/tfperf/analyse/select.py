@@ -15,7 +15,7 @@ from typing import Any
 from .. import HARNESS_VERSION
 from ..cases import Claim, Control, Question
 from .records import Measurement
-from .versions import HISTORY_PROFILE, release_key
+from .versions import HISTORY_PROFILE, is_development, release_key
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,8 @@ def current(measurements: Iterable[Measurement]) -> list[Measurement]:
     """One measurement per (runner, case_id): from the newest TensorFlow release measured
     (an older release's result, however recent, never displaces it; the others are
     history), and within it the best by :func:`_rank` (so a failure of the newest release
-    is shown as such). A non-stale result beats a stale one of any release."""
+    is shown as such). A non-stale result beats a stale one of any release. A development
+    build (tf-nightly) is never current: its results are history only, a column apart."""
     best: dict[tuple[str, str], Measurement] = {}
 
     def rank(m: Measurement) -> tuple[Any, ...]:
@@ -134,6 +135,8 @@ def current(measurements: Iterable[Measurement]) -> list[Measurement]:
             main.setdefault((m.runner, m.topic), set()).update(m.params)
     for m in measurements:
         if m.source.profile == HISTORY_PROFILE and set(m.params) < main.get((m.runner, m.topic), set()):
+            continue
+        if is_development(m.tensorflow):
             continue
         k = (m.runner, m.case_id)
         if k not in best or rank(m) > rank(best[k]):

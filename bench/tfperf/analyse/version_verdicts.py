@@ -28,7 +28,7 @@ from .claims import NO_DATA, ClaimCheck, ClaimResult, Labeller, check_any_claim,
 from .effects import Finding, Summary, Verdict, summarise, summary_text, verdict
 from .ratios import RatioCache
 from .records import Measurement, Noise, params_id, settings_id
-from .versions import UNAVAILABLE, listing, short_labels, sort_versions, span
+from .versions import UNAVAILABLE, is_development, listing, nightly_label, short_labels, sort_versions, span
 
 NOT_AVAILABLE, FAILED, NOT_MEASURED = "not available", "failed", "not measured"
 CLEAR = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.DEPENDS)   # what a change is read from
@@ -126,15 +126,36 @@ class VersionStrip:
         return [c.version for c in self.cells]
 
     @property
+    def releases(self) -> list[VersionCell]:
+        """The cells of releases: a development build (tf-nightly) is none."""
+        return [c for c in self.cells if not is_development(c.version)]
+
+    @property
+    def nightly(self) -> VersionCell | None:
+        """The newest development build's cell, a column apart from the releases, or None."""
+        dev = [c for c in self.cells if is_development(c.version)]
+        return dev[-1] if dev else None
+
+    @property
     def changes(self) -> list[Change]:
         """Each release whose finding changed from the release with results before it."""
         out: list[Change] = []
-        cells = [c for c in self.cells if c.definite]
+        cells = [c for c in self.releases if c.definite]
         for a, b in pairwise(cells):
             ch = changed(a, b, self.label, self.order)
             if ch is not None:
                 out.append(ch)
         return out
+
+    @property
+    def next_release(self) -> Change | None:
+        """The nightly's finding against the newest release with results, where it changed
+        (by the rule of :func:`changed`): what changes in the next release."""
+        night = self.nightly
+        last = next((c for c in reversed(self.releases) if c.definite), None)
+        if night is None or last is None or not night.definite:
+            return None
+        return changed(last, night, self.label, self.order)
 
     @property
     def changed(self) -> bool:
@@ -209,18 +230,21 @@ def version_strips(claim: Claim, measurements: Iterable[Measurement], topic: str
 # -- in words (plain strings; the renderer escapes them) -----------------------------------
 
 def change_text(change: Change, labels: dict[str, str]) -> str:
-    """"since TF 2.16: slower (was: the same in 2.15)"."""
-    return (f"since TF {labels.get(change.version, change.version)}: {change.after} "
-            f"(was: {change.before} in {labels.get(change.before_version, change.before_version)})")
+    """"since TF 2.16: slower (was: the same in 2.15)"; for a development build "changes in
+    the next release (nightly of 2026-11-25): slower (was: the same in 2.21)"."""
+    was = f"(was: {change.before} in {labels.get(change.before_version, change.before_version)})"
+    if is_development(change.version):
+        return f"changes in the next release ({nightly_label(change.version)}): {change.after} {was}"
+    return f"since TF {labels.get(change.version, change.version)}: {change.after} {was}"
 
 
 def steady_text(strip: VersionStrip, labels: dict[str, str]) -> str:
     """For a strip without a change: "slower in every release with results (2.12 to
     2.21)"; "...; not available in 2.12"."""
     def named(kind: str) -> str:
-        return listing([labels.get(c.version, c.version) for c in strip.cells if c.kind == kind])
+        return listing([labels.get(c.version, c.version) for c in strip.releases if c.kind == kind])
 
-    definite = [c for c in strip.cells if c.definite]
+    definite = [c for c in strip.releases if c.definite]
     kinds = list(dict.fromkeys(c.kind for c in definite))
     if len(kinds) == 1:
         out = f"{kinds[0]} in every release with results ({span([labels.get(c.version, c.version) for c in definite])})"
@@ -230,8 +254,11 @@ def steady_text(strip: VersionStrip, labels: dict[str, str]) -> str:
     else:
         out = "no results in any release measured"
     for kind in (NOT_AVAILABLE, FAILED, NOT_MEASURED):
-        if any(c.kind == kind for c in strip.cells):
+        if any(c.kind == kind for c in strip.releases):
             out += f"; {kind} in {named(kind)}"
+    night = strip.nightly
+    if night is not None:
+        out += f"; {night.kind} in the {nightly_label(night.version)} (a development build)"
     return out
 
 
@@ -239,8 +266,11 @@ def strip_text(strip: VersionStrip, labels: dict[str, str] | None = None) -> str
     """The strip in one line: its changes, or that it did not change."""
     labels = labels or short_labels(strip.versions)
     changes = strip.changes
+    ahead = strip.next_release
     if changes:
-        return "; ".join(change_text(c, labels) for c in changes)
+        return "; ".join(change_text(c, labels) for c in [*changes, *([ahead] if ahead else [])])
+    if ahead is not None:
+        return "no change across releases: " + steady_text(strip, labels) + "; " + change_text(ahead, labels)
     return "no change: " + steady_text(strip, labels)
 
 

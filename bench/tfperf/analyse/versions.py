@@ -7,6 +7,10 @@ no part of the version: a topic that measures both sets ``keras=2``/``keras=3`` 
 setting, so it is part of the scenario. Results of the ``history`` profile
 (``tfperf run --tf V --profile history``) are the same runner with other software: they
 never count as another runner.
+
+A development build (a ``tf-nightly`` wheel: "2.23.0-dev20261125") is no release: it sorts
+after every release, is named by its date ("nightly of 2026-11-25"), and is never counted
+among the releases a finding holds in, nor shown as a page's current results.
 """
 
 from __future__ import annotations
@@ -22,6 +26,23 @@ UNAVAILABLE = "unavailable"       # result status: the variant does not exist in
 
 _NUMBERS = re.compile(r"\d+")
 _RELEASE = re.compile(r"(\d+(?:\.\d+)*)(.*)")
+_DEV = re.compile(r"[-.]?dev(\d{4})(\d{2})(\d{2})")
+
+
+def is_development(version: str) -> bool:
+    """A nightly development build ("2.23.0-dev20261125", pip's "2.23.0.dev20261125"), not a release."""
+    return _DEV.search(version) is not None
+
+
+def build_date(version: str) -> str | None:
+    """The date of a development build, "2026-11-25"; None for a release."""
+    m = _DEV.search(version)
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
+
+
+def nightly_label(version: str) -> str:
+    """How a page names a development build: "nightly of 2026-11-25"."""
+    return f"nightly of {build_date(version)}"
 
 
 def tf_version(key: Mapping[str, object], env: Environment | None) -> str:
@@ -34,8 +55,11 @@ def tf_version(key: Mapping[str, object], env: Environment | None) -> str:
 
 def release_key(version: str) -> tuple[Any, ...]:
     """A sort key that orders releases numerically: "2.9.3" < "2.12.1" < "2.16.0rc1" <
-    "2.16.0" < "2.16.1". A leading label ("TF 2.12.1") is skipped; a string without a
-    number ("?") sorts first."""
+    "2.16.0" < "2.16.1" < any development build (ordered by its date). A leading label
+    ("TF 2.12.1") is skipped; a string without a number ("?") sorts first."""
+    date = build_date(version)
+    if date is not None:
+        return ((1 << 30,), 0, date)           # after every release: the next release, not yet out
     m = _RELEASE.search(version)
     if m is None:
         return ((), 0, version)
@@ -58,12 +82,13 @@ def minor(version: str) -> str:
 
 def short_labels(versions: Iterable[str]) -> dict[str, str]:
     """How a page names each release: the minor ("2.15") when only one patch of that minor
-    is among ``versions``, else the full version ("2.21.0", "2.21.1")."""
+    is among ``versions``, else the full version ("2.21.0", "2.21.1"); a development build
+    by its date ("nightly of 2026-11-25")."""
     vs = sort_versions(versions)
     per_minor: dict[str, int] = {}
     for v in vs:
         per_minor[minor(v)] = per_minor.get(minor(v), 0) + 1
-    return {v: minor(v) if per_minor[minor(v)] == 1 else v for v in vs}
+    return {v: nightly_label(v) if is_development(v) else minor(v) if per_minor[minor(v)] == 1 else v for v in vs}
 
 
 def listing(labels: list[str]) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from ..arrival import MAX_GAP_S, MAX_REQUESTS, Pattern
+from ..arrival import MAX_GAP_S, MAX_REQUESTS, Pattern, parse_id
 from ..errors import CaseGridError
 
 
@@ -171,7 +171,9 @@ SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "candidate_settings": GROUP, "baseli
 EXPECT = ("faster", "slower", "same", "none")
 
 # The questions a topic page opens with, each answered from its claims (analyse/answers.py).
-QUESTION: dict[str, Spec] = {"id": TEXT, "ask": TEXT, "claims": ListOf(TEXT), "yes_if": TEXT, "note": TEXT}
+# `arrival`: the pattern whose measurements answer it (tfperf.arrival ids; default back to back).
+QUESTION: dict[str, Spec] = {"id": TEXT, "ask": TEXT, "claims": ListOf(TEXT), "yes_if": TEXT, "note": TEXT,
+                             "arrival": TEXT}
 
 # What a claim between variants compares (`compare:`): the time per call (the default), or the
 # cost per step of a line fitted over the step counts measured (analyse/per_step.py), which
@@ -215,6 +217,7 @@ class Question(TypedDict, total=False):
     yes_if: str                           # the leading comparison's finding that means "yes" (faster, slower,
                                           # same); without it, the answer has no yes/no lead
     note: str                             # a sentence after the answer (free text, no figures)
+    arrival: str                          # the arrival pattern that answers it ("idle-10ms"); default back to back
 
 
 class Variant(TypedDict, total=False):
@@ -397,6 +400,9 @@ def _check_questions(data: dict[str, Any], path: Path) -> None:
                     f"{cid!r} is not a claim of this topic (claims: {', '.join(sorted(ids))})")
         require(q.get("yes_if") is None or q.get("yes_if") in EXPECT[:3], path, f"questions.{i}.yes_if",
                 f"{q.get('yes_if')!r} is not one of {', '.join(EXPECT[:3])}")
+        require(q.get("arrival") is None or parse_id(str(q["arrival"])) is not None, path, f"questions.{i}.arrival",
+                f"{q.get('arrival')!r} is not a pattern (back_to_back, idle-<ms>ms up to {MAX_GAP_S * 1000:g} ms, "
+                "or poisson-<rate> with a rate between 0 and 1, e.g. idle-10ms, poisson-0.7)")
 
 
 def _check_compare(data: dict[str, Any], path: Path) -> None:

@@ -116,7 +116,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         data="data", data_help="data directory (results go to DATA/results/RUNNER/PROFILE.json)")
     p.add_argument("--tf", metavar="VERSION",
                    help="run the workers under this TensorFlow release (e.g. 2.15.1), in its venv under --venvs, "
-                        "created on first use; default: the TensorFlow installed here")
+                        "created on first use; 'nightly': the newest tf-nightly, a development build shown apart "
+                        "from the releases; default: the TensorFlow installed here")
     p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the --tf venvs are kept")
     p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")
     p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")

@@ -23,6 +23,12 @@ The stamp file ``tfperf-venv.json`` in the venv is written last: it holds the re
 hash, what was installed and what was not. A venv without a stamp, or whose stamp has
 another recipe hash, is removed and built again; a failed build leaves no venv behind.
 
+``--tf nightly`` asks pip for the newest ``tf-nightly`` (``pip index versions --pre``) and
+builds the venv of that exact development build (``tf-<2.23.0.dev20261125>``): ``tf-nightly``
+instead of ``tensorflow-cpu``, and the newest ``tf-keras-nightly`` with ``--no-deps``. The
+worker records the version TensorFlow reports ("2.23.0-dev20261125"), whose date names the
+build on the pages; a development build is never counted as a release (analyse/versions.py).
+
 Wheels are taken from ``$TFPERF_WHEELS/<version>/`` (default ``/tmp/tfwheels``) when that
 directory exists, besides the package index. Never imports TensorFlow.
 """
@@ -77,6 +83,9 @@ TF_KERAS_RELEASES = ("2.15.1", "2.16.0", "2.17.0", "2.18.0", "2.19.0", "2.20.1",
 TF_KERAS_FROM = (2, 15)
 
 VERSION_RE = re.compile(r"\d+\.\d+\.\d+")
+NIGHTLY = "nightly"                                   # --tf nightly: the newest tf-nightly
+NIGHTLY_RE = re.compile(r"\d+\.\d+\.\d+\.dev\d{8}")   # a tf-nightly version as pip names it
+NIGHTLY_PACKAGE, NIGHTLY_KERAS = "tf-nightly", "tf-keras-nightly"
 
 Command = Callable[[list[str]], tuple[int, str]]   # argv -> (exit code, stdout and stderr)
 
@@ -117,6 +126,9 @@ def _minor(version: str) -> tuple[int, int]:
 
 def recipe_for(version: str, python: tuple[int, int] = sys.version_info[:2]) -> Recipe:
     check_version(version)
+    if NIGHTLY_RE.fullmatch(version):
+        return Recipe(tensorflow=version, python=f"{python[0]}.{python[1]}", tf_keras=NIGHTLY,
+                      runtimes=runtimes_for(version), harness=harness_requirements())
     keras = [k for k in TF_KERAS_RELEASES if _minor(k) == _minor(version)]
     if _minor(version) < TF_KERAS_FROM:
         keras = []
@@ -134,8 +146,23 @@ def harness_requirements() -> tuple[str, ...]:
 
 
 def check_version(version: str) -> None:
-    if not VERSION_RE.fullmatch(version):
-        raise VenvError(f"--tf {version!r}: expected a full TensorFlow release such as 2.15.1")
+    if not (VERSION_RE.fullmatch(version) or NIGHTLY_RE.fullmatch(version)):
+        raise VenvError(f"--tf {version!r}: expected a full TensorFlow release such as 2.15.1, or nightly")
+
+
+def tensorflow_package(version: str) -> str:
+    """The distribution that holds TensorFlow ``version``: tensorflow-cpu, or tf-nightly."""
+    return NIGHTLY_PACKAGE if NIGHTLY_RE.fullmatch(version) else "tensorflow-cpu"
+
+
+def resolve_nightly(run: Command) -> str:
+    """The newest tf-nightly on the package index, as pip names it ("2.23.0.dev20261125")."""
+    code, out = run([sys.executable, "-m", "pip", "index", "versions", NIGHTLY_PACKAGE, "--pre",
+                     "--disable-pip-version-check", "--no-input"])
+    m = re.search(rf"^{NIGHTLY_PACKAGE} \(([^)]+)\)", out, re.MULTILINE)
+    if code != 0 or m is None or not NIGHTLY_RE.fullmatch(m.group(1)):
+        raise VenvError(f"--tf nightly: pip found no {NIGHTLY_PACKAGE} version:\n{reason(out)}")
+    return m.group(1)
 
 
 def venv_path(root: Path, version: str) -> Path:
@@ -230,6 +257,9 @@ def interpreter(version: str | None, root: Path = DEFAULT_ROOT, run: Command | N
     (no ``--tf``, or the version installed here), else the version's venv."""
     if version is None:
         return None
+    if version == NIGHTLY:
+        version = resolve_nightly(run or run_command)
+        log(f"--tf nightly: the newest {NIGHTLY_PACKAGE} is {version}")
     check_version(version)
     if version == project_tensorflow():
         return None
@@ -250,7 +280,8 @@ def _build(path: Path, recipe: Recipe, run: Command, log: Callable[[str], None])
         wheels = wheels_dir(v)
         pip = [str(python_of(path)), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
                "--only-binary=:all:", *(["--find-links", str(wheels)] if wheels else [])]
-        tf = f"tensorflow-cpu=={v}"
+        package = tensorflow_package(v)
+        tf = f"{package}=={v}"
         missing: dict[str, str] = {}
         code, out = run([*pip, tf, *recipe.runtimes])
         if code != 0:
@@ -270,13 +301,14 @@ def _build(path: Path, recipe: Recipe, run: Command, log: Callable[[str], None])
                 raise VenvError(f"TensorFlow {v}: pip could not install what the worker imports "
                                 f"({', '.join(recipe.harness)}):\n{reason(out)}")
         if recipe.tf_keras:
-            code, out = run([*pip, "--no-deps", f"tf-keras=={recipe.tf_keras}"])
+            keras = ([NIGHTLY_KERAS, "--pre"] if recipe.tf_keras == NIGHTLY else [f"tf-keras=={recipe.tf_keras}"])
+            code, out = run([*pip, "--no-deps", *keras])
             if code != 0:
-                raise VenvError(f"TensorFlow {v}: pip could not install tf-keras=={recipe.tf_keras}:\n{reason(out)}")
+                raise VenvError(f"TensorFlow {v}: pip could not install {keras[0]}:\n{reason(out)}")
         have = installed(path)
-        if have.get("tensorflow-cpu") != v:
-            raise VenvError(f"TensorFlow {v}: pip finished but {path} has tensorflow-cpu "
-                            f"{have.get('tensorflow-cpu')} (packages: {', '.join(have) or 'none'})")
+        if have.get(package) != v:
+            raise VenvError(f"TensorFlow {v}: pip finished but {path} has {package} "
+                            f"{have.get(package)} (packages: {', '.join(have) or 'none'})")
         stamp = {"format": STAMP_FORMAT, "recipe_hash": recipe.hash, "recipe": asdict(recipe),
                  "installed": have, "not_installed": missing, "wheels": str(wheels) if wheels else None,
                  "created_at": envinfo.now_iso(), "seconds": round(time.monotonic() - t0, 1)}

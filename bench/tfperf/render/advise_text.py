@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analyse import RULE, Dataset, error_line, failed_results, question_answers, ratio_text
+from ..analyse import RULE, ClaimAnswer, Dataset, error_line, failed_results, question_answers, ratio_text
+from .advise_beside import Published
 from .answers_text import question_lines
 
 XLA = ("advise_xla", "function", "xla")          # topic, baseline, candidate of the first-call cost
@@ -27,6 +28,8 @@ class Context:
     interrupted: bool = False
     results: str = ""                             # the results file's path
     extra: dict[str, Any] = field(default_factory=dict)   # more to write into the JSON
+    published: Published | None = None            # the guide's answers on the runner with this CPU
+    skipped: Sequence[tuple[str, str]] = ()       # (topic, why) left out for lack of budget (in not_measured too)
 
 
 def _seconds(x: float) -> str:
@@ -44,7 +47,7 @@ def first_calls(ds: Dataset) -> list[dict[str, Any]]:
     return out
 
 
-def _first_call_lines(ds: Dataset) -> list[str]:
+def first_call_lines(ds: Dataset) -> list[str]:
     lines = []
     for row in first_calls(ds):
         batch = row["params"].get("batch")
@@ -75,7 +78,7 @@ def do_this(ds: Dataset, topic: str) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: [str(v) for v in r["params"].values()])
 
 
-def _do_this_lines(ds: Dataset, topic: str) -> list[str]:
+def do_this_lines(ds: Dataset, topic: str) -> list[str]:
     lines = []
     for r in do_this(ds, topic):
         where = ", ".join(f"{k} {v}" for k, v in r["params"].items())
@@ -89,7 +92,7 @@ def _do_this_lines(ds: Dataset, topic: str) -> list[str]:
     return lines
 
 
-def _failures(ds: Dataset, topic: str) -> list[str]:
+def failure_lines(ds: Dataset, topic: str) -> list[str]:
     """What could not be measured, once per error (a conversion fails alike at every batch),
     and the outputs outside tolerance, which are never recommended."""
     by_error: dict[str, list[str]] = {}
@@ -106,7 +109,16 @@ def _failures(ds: Dataset, topic: str) -> list[str]:
 
 def report(ds: Dataset, ctx: Context) -> str:
     """The questions about the reader's model and their answers, topic by topic."""
-    lines = [f"Your model: {ctx.model} ({ctx.described})", f"How to read the findings: {RULE}", ""]
+    pub = ctx.published
+    lines = [f"Your model: {ctx.model} ({ctx.described})", f"How to read the findings: {RULE}"]
+    if pub is not None:
+        lines.append(pub.heading())
+    lines.append("")
+
+    def guide(c: ClaimAnswer) -> list[str]:
+        b = pub.for_claim(c.claim_id) if pub is not None and pub.runner else None
+        return [f"      {b.line(brief=True)}."] if b is not None else []
+
     for name, title in ctx.topics:
         answers = question_answers(ds, name)
         why = dict(ctx.not_measured).get(name)
@@ -115,12 +127,18 @@ def report(ds: Dataset, ctx: Context) -> str:
             lines += [f"   not measured: {why}", ""]
             continue
         for qa in answers:
-            lines += question_lines(qa)
-        lines += _do_this_lines(ds, name)
+            lines += question_lines(qa, guide)
+        lines += do_this_lines(ds, name)
+        if pub is not None:
+            lines += [f"      {w.line()}." for w in pub.winners if w.topic == name]
         if name == XLA[0]:
-            lines += _first_call_lines(ds)
-        lines += _failures(ds, name)
+            lines += first_call_lines(ds)
+        lines += failure_lines(ds, name)
         lines.append("")
+    if ctx.skipped:
+        titles = dict(ctx.topics)
+        lines.append("Left out for lack of budget: " + "; ".join(f"{titles.get(t, t)} ({why})" for t, why in ctx.skipped)
+                     + ".")
     if ctx.interrupted:
         lines.append("Interrupted: the answers above are what was measured before; run the same command again "
                      "to measure the rest.")
@@ -154,4 +172,6 @@ def as_json(ds: Dataset, ctx: Context) -> dict[str, Any]:
             "do_this": {name: do_this(ds, name) for name, _ in ctx.topics},
             "first_calls": first_calls(ds), "failed": failures, "wrong_output": wrong,
             "not_measured": [{"topic": t, "why": w} for t, w in ctx.not_measured],
+            "skipped_for_budget": [{"topic": t, "why": w} for t, w in ctx.skipped],
+            "published": ctx.published.as_json() if ctx.published is not None else None,
             "interrupted": ctx.interrupted, "results": ctx.results, **ctx.extra}

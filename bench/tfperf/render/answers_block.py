@@ -33,7 +33,8 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
     if len(qa.claims) == 1:
         c = qa.claims[0]
         lines = [join([f"On the {r.short}: " if len(c.runners) > 1 else "",
-                       stated(c.sentence(r), topic, c.claim_id, r.runner, r.releases, r.finding), "."])
+                       stated(c.sentence(r), topic, c.claim_id, r.runner, r.releases, r.finding,
+                              scope=qa.arrival or "all"), "."])
                  for r in c.runners]
         if len(lines) == 1:
             return element("p", join([lead, " " if qa.lead else "", lines[0]]), class_="tfperf-a")
@@ -44,12 +45,25 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
         head = f"{qa.head(c)}: "
         parts = [join([f"{r.short}: " if len(c.runners) > 1 else "",
                        element("span", stated(r.brief, topic, c.claim_id, r.runner, r.releases, r.finding,
-                                              scope="brief"), title=r.text)]) for r in c.runners]
+                                              scope=f"brief {qa.arrival}" if qa.arrival else "brief"),
+                               title=r.text)]) for r in c.runners]
         items.append(element("li", join([element("strong", head), join(parts, "; "), "."])))
     against_all = f"{qa.against()}:" if qa.against() else ""
     head = join([lead, " " if qa.lead and against_all else "", against_all])
     return join([element("p", head, class_="tfperf-a") if qa.lead or against_all else "",
                  element("ul", join(items), class_="tfperf-a-lines")])
+
+
+def _pattern(qa: QuestionAnswer) -> list[Markup]:
+    """For a question answered from a per-request pattern: which one, and each claim whose
+    answer differs from back to back, in a sentence."""
+    if qa.arrival is None:
+        return []
+    out = [element("p", qa.arrival_text, class_="tfperf-a-note")]
+    if qa.changes:
+        out.append(element("p", join([element("strong", "How requests arrive changes the answer: "),
+                                      join((f"{c}." for c in qa.changes), " ")]), class_="tfperf-a-change"))
+    return out
 
 
 def _measured_on(qa: QuestionAnswer) -> str:
@@ -65,7 +79,7 @@ def block_answers(d: Directive, ctx: Context) -> Markup:
         return no_results(ctx.ds, f"Answers for {topic}")
     parts = []
     for qa in answers:
-        body = [element("p", qa.ask, class_="tfperf-q"), _answer(qa, topic)]
+        body = [element("p", qa.ask, class_="tfperf-q"), _answer(qa, topic), *_pattern(qa)]
         if qa.note:
             body.append(element("p", qa.note, class_="tfperf-a-note"))
         parts.append(element("section", join(body), class_="tfperf-qa", id=f"q-{qa.id}"))

@@ -3,9 +3,9 @@ same analysis as the pages' first screen (:func:`tfperf.analyse.question_answers
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ..analyse import RULE, Dataset, QuestionAnswer, question_answers
+from ..analyse import RULE, ClaimAnswer, Dataset, QuestionAnswer, question_answers
 
 
 def report(ds: Dataset, topics: Sequence[str] = ()) -> str:
@@ -26,7 +26,14 @@ def report(ds: Dataset, topics: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def question_lines(qa: QuestionAnswer) -> list[str]:
-    """A question, its lead and each runner's sentence, as the terminal shows them."""
-    return [f"Q: {qa.ask}", *([f"A: {qa.lead_text()}"] if qa.lead else []),
-            *(f"   [{hw}] {sentence}." for hw, sentence in qa.lines())]
+def question_lines(qa: QuestionAnswer, after: Callable[[ClaimAnswer], list[str]] | None = None) -> list[str]:
+    """A question, its lead and each runner's sentence, as the terminal shows them, then
+    the arrival pattern it is answered under and what that pattern changes; ``after``
+    gives the lines under each claim's sentences (what the guide found beside it)."""
+    lines = [f"Q: {qa.ask}", *([f"A: {qa.lead_text()}"] if qa.lead else [])]
+    for c in qa.claims:
+        lines += [f"   [{r.hardware}] {c.sentence(r)}." for r in c.runners]
+        if after is not None and c.runners:
+            lines += after(c)
+    return [*lines, *([f"   {qa.arrival_text}"] if qa.arrival else []),
+            *(f"   How requests arrive changes the answer: {change}." for change in qa.changes)]

@@ -31,6 +31,7 @@ from ..analyse import (
 )
 from .advice_block import block_dothis
 from .answers_block import ANSWER_BLOCKS
+from .arrivals_block import ARRIVAL_BLOCKS
 from .chart_words import chart_alt, runner_names, settings_alt
 from .charts import ChartError, chart_specs, has_trend
 from .context import (
@@ -453,10 +454,11 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",
-               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers"}
+               "settings", "metrics", "breakeven", "tenrun", "changes", "perstep", "answers", "arrivals", "outputs"}
 
 
 BLOCKS.update(ANSWER_BLOCKS)
+BLOCKS.update(ARRIVAL_BLOCKS)
 BLOCKS.update(EXTRA_BLOCKS)
 BLOCKS.update(VERSION_BLOCKS)
 BLOCKS.update(PER_STEP_BLOCKS)

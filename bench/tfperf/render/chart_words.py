@@ -26,8 +26,15 @@ def runner_names(ds: Dataset, rows: list[ChartRow]) -> dict[str, str]:
 MAX_FINDING = 240    # characters of the main finding read out; the answers above the chart have the rest
 
 
-def _finding(ds: Dataset, topic: str) -> str:
-    """The topic's first question answered in one line, cut after whole parts."""
+def _finding(ctx: Context, topic: str) -> str:
+    """The topic's first question answered in one line, cut after whole parts; worked out
+    once per topic and page (every chart of a topic reads the same one)."""
+    if topic not in ctx.findings:
+        ctx.findings[topic] = _first_answer(ctx.ds, topic)
+    return ctx.findings[topic]
+
+
+def _first_answer(ds: Dataset, topic: str) -> str:
     answers = question_answers(ds, topic)
     if not answers:
         return ""
@@ -70,10 +77,10 @@ def chart_alt(ctx: Context, topic: str, view: str, rows: list[ChartRow], spec: d
     by = f" by {x}" if x and view != "trend" else ""
     panels = f", one panel per {facet}" if facet else ""
     leave = ds.label(topic, default) if view == "speedup" and default else None
-    return f"{what} of {_series(rows, leave=leave)}{by}{panels}.{_finding(ds, topic)}"
+    return f"{what} of {_series(rows, leave=leave)}{by}{panels}.{_finding(ctx, topic)}"
 
 
 def settings_alt(ctx: Context, topic: str, x: str, baseline: str, rows: list[ChartRow]) -> str:
     """The text alternative of a settings chart ("Speedup of each threads setting over …")."""
     values = [str(v) for v in dict.fromkeys(r.get(f"l_{x}") for r in rows) if v is not None]
-    return f"Speedup over {baseline} of {listing(values) or x}.{_finding(ctx.ds, topic)}"
+    return f"Speedup over {baseline} of {listing(values) or x}.{_finding(ctx, topic)}"

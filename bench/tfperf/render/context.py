@@ -31,6 +31,7 @@ class Context:
     sources: Sources = field(default_factory=dict)            # topic -> what its sources reported (sources/*.yaml)
     counter: list[int] = field(default_factory=lambda: [0])
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
+    findings: dict[str, str] = field(default_factory=dict)    # topic -> its main finding in charts' words (chart_words)
 
     def next_id(self, kind: str) -> str:
         self.counter[0] += 1

@@ -16,6 +16,7 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:metrics serving_formats fields=load_s,convert_s,file_bytes -->
     <!-- tfperf:breakeven xla_jit baseline=function candidate=xla -->
     <!-- tfperf:tenrun xla_jit -->
+    <!-- tfperf:outputs mixed_precision isa=avx512_bf16,amx_bf16 -->   (each output's distance from the reference's)
     <!-- tfperf:perstep train_step -->        (fixed cost per call apart from cost per step: render/per_step_block.py)
     <!-- tfperf:answers xla_jit -->   <!-- tfperf:questions -->   (the questions first: render/answers_block.py)
 
@@ -41,7 +42,8 @@ from ..errors import TfperfError
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
-               "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary")
+               "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary", "arrivals",
+               "outputs")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)

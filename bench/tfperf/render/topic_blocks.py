@@ -3,7 +3,9 @@
 * ``settings``  – each settings group against the topic's baseline settings (cpu_threads);
 * ``metrics``   – numbers a setup reports (load time, file size) beside the latency (serving);
 * ``breakeven`` – after how many calls a slower first call pays off (XLA);
-* ``tenrun``    – a single ten-call mean beside the median and its CI (XLA).
+* ``tenrun``    – a single ten-call mean beside the median and its CI (XLA);
+* ``outputs``   – how far each variant's output is from the reference's, and the bound it
+  is held to (mixed precision), with the CPU instructions named in ``isa=`` per runner.
 
 Placeholders::
 
@@ -11,6 +13,7 @@ Placeholders::
     <!-- tfperf:metrics serving_formats fields=load_s,convert_s,file_bytes -->
     <!-- tfperf:breakeven xla_jit baseline=function candidate=xla -->
     <!-- tfperf:tenrun xla_jit -->
+    <!-- tfperf:outputs mixed_precision isa=avx512_bf16,amx_bf16 -->
 
 Statistics come from the analysis; this module lays them out.
 """
@@ -352,6 +355,89 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
     return Markup("".join(out) + note)
 
 
+# -- how far each output is from the reference's ------------------------------------------
+
+ISA_NAMES = {"avx512_bf16": "AVX-512 BF16", "amx_bf16": "AMX BF16", "amx_tile": "AMX tiles",
+             "avx512f": "AVX-512", "avx512_fp16": "AVX-512 FP16", "avx2": "AVX2"}
+
+
+def _isa_line(ms: list[Measurement], flags: list[str]) -> Markup:
+    """The CPU's instructions named in ``flags`` as its environment records them: has, lacks,
+    or not recorded (an environment without flags, e.g. a platform where none were read)."""
+    env = next((m.env for m in sorted(ms, key=lambda m: m.finished_at, reverse=True) if m.env), None)
+    isa = (env.get("isa") if env else None) or {}
+    parts = [f"{ISA_NAMES.get(f, f)} {'yes' if isa.get(f) else 'no'}" if f in isa
+             else f"{ISA_NAMES.get(f, f)} not recorded" for f in flags]
+    return Markup(f"<p><small>This CPU's instructions: {h('; '.join(parts))}.</small></p>")
+
+
+def _bound(ms: list[Measurement], reference: str) -> str:
+    bounds = sorted({(m.output_atol, m.output_rtol) for m in ms if m.output_atol is not None
+                     and m.output_rtol is not None})
+    if not bounds:
+        return ""
+    return "; ".join(f"|output − {reference}'s| ≤ {a:g} + {r:g} × |{reference}'s|" for a, r in bounds)
+
+
+def block_outputs(d: Directive, ctx: Context) -> Markup:
+    """Per runner: one row per scenario and settings group, one column per variant other
+    than the reference: the largest difference, element by element, of its output from the
+    reference's, and whether it is within the topic's bound (stated under the table, from
+    the results). A variant outside it is marked as a wrong output. ``isa=a,b`` adds the
+    runner's CPU flags of those names, as its environment recorded them."""
+    topic, ds = str(d.topic), ctx.ds
+    info = ds.topics.get(topic)
+    if info is None:
+        raise DirectiveError(f"{d.text}: no topic {topic}")
+    flags = [f for f in str(d.options.get("isa", "")).split(",") if f]
+    ms = [m for m in ds.current if m.topic == topic]
+    if not ms:
+        return no_results(ds, f"Output differences of {topic}")
+    variants = [v for v in info.variant_labels if v != info.reference]
+    ref_label = ds.label(topic, info.reference)
+    porder = list(info.param_values)
+    out = []
+    for runner in sorted({m.runner for m in ms}):
+        mine = [m for m in ms if m.runner == runner]
+        rows_by: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
+        for m in mine:
+            rows_by[(params_id(m.params), m.settings_id)][m.variant] = m
+        rows = []
+        for (_pid, _sid), by_variant in sorted(rows_by.items(), key=lambda kv: _row_key(kv[1], porder)):
+            any_m = next(iter(by_variant.values()))
+            where = [info.value_label(k, any_m.params[k]) for k in porder if k in any_m.params]
+            where += [info.value_label(k, v) for k, v in any_m.settings.items()]
+            cells: list[Any] = [", ".join(where)]
+            for v in variants:
+                cells.append(_output_cell(by_variant.get(v)))
+            rows.append([*cells, stale_mark(by_variant.values())])
+        bound = _bound(mine, ref_label)
+        body = join([_isa_line(mine, flags) if flags else "",
+                     table(["scenario", *[ds.label(topic, v) for v in variants], STALE_HEAD], rows),
+                     Markup(f"<p><small>Largest difference from {h(ref_label)}'s output, element by element, "
+                            f"on the same inputs; the bound: {h(bound or 'not recorded')}.</small></p>"),
+                     provenance(ctx, mine)])
+        out.append(fold(f"Runner {runner}: {rows_text(len(rows), 'scenario')}", body, len(rows)))
+    return Markup("".join(out))
+
+
+def _row_key(by_variant: Mapping[str, Measurement], porder: list[str]) -> tuple[str, ...]:
+    m = next(iter(by_variant.values()))
+    return (m.settings_id, *(str(m.params.get(k)) for k in porder))
+
+
+def _output_cell(m: Measurement | None) -> Any:
+    if m is None:
+        return "–"
+    if m.within_tolerance is False:
+        return element("span", _wrong_output([m]), class_="tfperf-tag tfperf-fails")
+    if m.status != "ok":
+        return element("span", m.status, class_="tfperf-nodata", title=(m.error or "")[-300:])
+    if m.max_abs_diff is None:
+        return "not checked"
+    return f"{m.max_abs_diff:.2g} (within the bound)"
+
+
 EXTRA_BLOCKS = {"settings": block_settings, "metrics": block_metrics, "breakeven": block_breakeven,
-                "tenrun": block_tenrun}
+                "tenrun": block_tenrun, "outputs": block_outputs}
 __all__ = ["EXTRA_BLOCKS"]

@@ -30,6 +30,7 @@ from ..analyse import (
     change_text,
     claims_by_release,
     hardware_name,
+    is_development,
     listing,
     scenario_labels,
     short_labels,
@@ -139,8 +140,11 @@ def _verdict(strip: VersionStrip, labels: dict[str, str]) -> tuple[str, str]:
     """("Changed", the changes) or ("No change", the steady finding): the line under a strip
     and the end of its chart's name for a screen reader."""
     changes = strip.changes
+    ahead = strip.next_release
     if changes:
-        return "Changed", "; ".join(change_text(c, labels) for c in changes)
+        return "Changed", "; ".join(change_text(c, labels) for c in [*changes, *([ahead] if ahead else [])])
+    if ahead is not None:
+        return "Changes in the next release", f"{change_text(ahead, labels)}; {steady_text(strip, labels)}"
     return "No change", steady_text(strip, labels)
 
 
@@ -191,7 +195,8 @@ def _measured_text(measured: dict[str, list[str]], labels: dict[str, str]) -> st
 
 
 def no_versions(ctx: Context, topic: str | None) -> Markup:
-    where = f"Measured with {len(ctx.ds.versions(topic))} TensorFlow release(s) so far. " if topic else ""
+    releases = [v for v in ctx.ds.versions(topic) if not is_development(v)] if topic else []
+    where = f"Measured with {len(releases)} TensorFlow release(s) so far. " if topic else ""
     return admonition("info", "No trend yet", Markup(
         f"<p>{h(where)}Once the same scenarios are measured with two or more TensorFlow releases, this shows "
         "each claim's finding in every release (faster / slower / the same / unclear / not available), its "
@@ -291,7 +296,9 @@ def _scenario_details(ctx: Context, strips: list[VersionStrip], labels: dict[str
 
 
 def _changes_text(s: VersionStrip, labels: dict[str, str]) -> str:
-    return "; ".join(change_text(c, labels) for c in s.changes)
+    """The strip's changes between releases, then the one the nightly shows, if any."""
+    ahead = s.next_release
+    return "; ".join(change_text(c, labels) for c in [*s.changes, *([ahead] if ahead else [])])
 
 
 def block_changes(d: Directive, ctx: Context) -> Markup:
@@ -303,7 +310,7 @@ def block_changes(d: Directive, ctx: Context) -> Markup:
     labels = short_labels(v for s in strips for v in s.versions)
     names = listing([labels[v] for v in sort_versions(labels)])
     several = len({s.runner for s in strips}) > 1
-    changed = [s for s in strips if s.changed]
+    changed = [s for s in strips if s.changed or s.next_release]
     link = Markup('<a href="#across-versions">Across versions</a>')
     if not changed:
         return Markup(f'<p class="tfperf-version-note">Across TensorFlow {h(names)}: no finding on this page '
@@ -325,7 +332,9 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
         return no_versions(ctx, None)
     labels = t.labels
     several = len(t.runners) > 1
-    head = element("th", "claim", scope="col") + "".join(element("th", labels[v], scope="col") for v in t.versions)
+    head = element("th", "claim", scope="col") + "".join(
+        element("th", f"{labels[v]} (development build)" if is_development(v) else labels[v], scope="col")
+        for v in t.versions)
     body: list[str] = []
     last = None
     for row in t.rows:
@@ -344,12 +353,16 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
                                 title=cell_title(c, labels[v]), **_stated(row.strip, c))
                         for v in t.versions for c in [row.cell(v)])
         body.append(f'<tr><th scope="row">{h(claim)}{h(who)}</th>{cells}</tr>')
-    changed = t.changed
+    changed = [r for r in t.rows if r.strip.changed or r.strip.next_release]
     runners = len(t.runners)
     claims = len({(row.strip.topic, row.strip.claim_id) for row in t.rows})
+    releases = [v for v in t.versions if not is_development(v)]
+    nightly = [v for v in t.versions if is_development(v)]
     intro = (f"{claims} claim{'s' if claims != 1 else ''} measured on {runners} "
-             f"runner{'s' if runners != 1 else ''} across {len(t.versions)} TensorFlow releases "
-             f"({listing([labels[v] for v in t.versions])}). ")
+             f"runner{'s' if runners != 1 else ''} across {len(releases)} TensorFlow releases "
+             f"({listing([labels[v] for v in releases])})"
+             + (f" and the {listing([labels[v] for v in nightly])}, a development build of the next release, "
+                "in the last column (never counted among the releases)" if nightly else "") + ". ")
     intro += (f"{len(changed)} finding{'s' if len(changed) != 1 else ''} changed (listed under the table)."
               if changed else "No finding changed across the releases measured.")
     out: list[str] = [Markup(f"<p>{h(intro)}</p>"),

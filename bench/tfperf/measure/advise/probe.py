@@ -29,6 +29,7 @@ class ModelSpec:
     weights: int = 0                # values in the model's weights
     load_s: float = 0.0
     call_s: dict[str, float] = field(default_factory=dict)   # batch -> the first call's seconds
+    import_s: float = 0.0           # importing TensorFlow in a fresh process (0: not known)
 
     def describe(self) -> str:
         """"one input 'image' of 32x32x3 float32, 2 outputs, 61,322 weights"."""
@@ -52,7 +53,8 @@ def answer(model: ModelFile, stdout: str, stderr: str, returncode: int) -> Model
     return ModelSpec(model, str(inp["name"]), tuple(int(d) for d in inp["shape"]), str(inp["dtype"]),
                      tuple(tuple(int(d) for d in o) for o in got["outputs"]), int(got.get("int_high", 100)),
                      int(got.get("params", 0)), float(got.get("load_s", 0.0)),
-                     {str(k): float(v) for k, v in (got.get("call_s") or {}).items()})
+                     {str(k): float(v) for k, v in (got.get("call_s") or {}).items()},
+                     float(got.get("import_s", 0.0)))
 
 
 def probe(model: ModelFile, shape: tuple[int, ...] | None, dtype: str | None, batches: list[int],

@@ -36,7 +36,9 @@ def probe(job: dict[str, Any]) -> dict[str, Any]:
     """What the parent needs to know of the model, or ``{"problem": ...}``."""
     import os
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    t_import = time.perf_counter()
     from . import snippet
+    import_s = time.perf_counter() - t_import
 
     path, kind = str(job["path"]), str(job["kind"])
     given_shape = tuple(job["shape"]) if job.get("shape") else None
@@ -92,7 +94,7 @@ def probe(job: dict[str, Any]) -> dict[str, Any]:
     if not outputs:
         return {"problem": "calling the model returned no output"}
     return {"input": {"name": str(name), "shape": list(fixed), "dtype": dtype}, "int_high": high,
-            "outputs": outputs, "load_s": load_s, "call_s": call_s,
+            "outputs": outputs, "load_s": load_s, "call_s": call_s, "import_s": import_s,
             "params": int(model.count_params()) if hasattr(model, "count_params") else 0}
 
 
