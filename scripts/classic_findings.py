@@ -19,10 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf.analyse import analyse  # noqa: E402
-from tfperf.analyse.origins import load_sources  # noqa: E402
+from tfperf.analyse import analyse, load_sources
 
 
 def _x(v: float) -> str:

@@ -33,15 +33,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf.analyse import Dataset, analyse  # noqa: E402
-from tfperf.arrival import words  # noqa: E402
-from tfperf.analyse.controls import controls_for  # noqa: E402
-from tfperf.analyse.controls import index as control_index  # noqa: E402
-from tfperf.analyse.effects import Finding  # noqa: E402
-from tfperf.analyse.records import Measurement  # noqa: E402
-from tfperf.analyse.select import current  # noqa: E402
+from tfperf.analyse import Dataset, Finding, Measurement, analyse
+from tfperf.analyse.controls import controls_for
+from tfperf.analyse.controls import index as control_index
+from tfperf.analyse.select import current
+from tfperf.arrival import words
 
 
 def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:
@@ -170,8 +167,8 @@ def settling(doc: dict[str, Any]) -> list[str]:
         return []
     early = sum(1 for n, of in taken if n < of)
     counts = [n for n, _ in taken]
-    return [f"cases that left the rounds early: {early} of {len(taken)}; rounds per case: median "
-            f"{statistics.median(counts)}, min {min(counts)}, max {max(counts)}"]
+    return [(f"cases that left the rounds early: {early} of {len(taken)}; rounds per case: median "
+            f"{statistics.median(counts)}, min {min(counts)}, max {max(counts)}")]
 
 
 def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
@@ -180,11 +177,11 @@ def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
         by_topic[s["topic"]] += s["seconds"]
     flagged = [s for s in doc_scenarios if s.get("loaded")]
     shares = [s["others_share"] for s in doc_scenarios if s.get("others_share") is not None]
-    lines = [f"scenarios: {len(doc_scenarios)}, flagged (others used > 10% of the cores): {len(flagged)}; "
+    lines = [(f"scenarios: {len(doc_scenarios)}, flagged (others used > 10% of the cores): {len(flagged)}; "
              f"others' share median {_pct(statistics.median(shares)) if shares else '–'}, "
-             f"max {_pct(max(shares)) if shares else '–'}",
-             f"rounds per scenario: median {statistics.median(s['rounds'] for s in doc_scenarios) if doc_scenarios else 0}; "
-             f"stopped by: {dict(sorted(Counter(s['stopped_by'] for s in doc_scenarios).items()))}",
+             f"max {_pct(max(shares)) if shares else '–'}"),
+             (f"rounds per scenario: median {statistics.median(s['rounds'] for s in doc_scenarios) if doc_scenarios else 0}; "
+             f"stopped by: {dict(sorted(Counter(s['stopped_by'] for s in doc_scenarios).items()))}"),
              "cost: " + ", ".join(f"{t} {v / 60:.1f} min" for t, v in sorted(by_topic.items()))
              + f"; total {sum(by_topic.values()) / 60:.1f} min"]
     return lines

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf import store  # noqa: E402
+from tfperf import store
 
 
 def self_compared(doc: dict[str, Any]) -> list[dict[str, Any]]:

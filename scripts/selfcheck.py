@@ -40,10 +40,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf import store  # noqa: E402
-from tfperf.measure.orchestrate import RunOptions, run  # noqa: E402
+from tfperf import store
+from tfperf.measure.orchestrate import RunOptions, run
 
 TARGET_OVERHEAD_S = 1e-6
 TARGET_AGREEMENT = 0.10

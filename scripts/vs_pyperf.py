@@ -36,12 +36,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf import stats, store  # noqa: E402
-from tfperf.analyse import Dataset, Measurement, analyse  # noqa: E402
-from tfperf.arrival import words  # noqa: E402
-from tfperf.measure.orchestrate import RunOptions, run  # noqa: E402
+from tfperf import stats, store
+from tfperf.analyse import Dataset, Measurement, analyse
+from tfperf.arrival import words
+from tfperf.measure.orchestrate import RunOptions, run
 
 PARAMS = {"model": "medium", "batch": 1, "input": "numpy"}
 CASE = ("predict_vs_call", "tf_function", {"keras": "3"})     # the committed results of the same call

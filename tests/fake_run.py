@@ -11,8 +11,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 TESTS = Path(__file__).resolve().parent
 BENCH = TESTS.parent / "bench"
@@ -59,7 +59,7 @@ def start(tmp_path: Path, argv: list[str], name: str, go: Path | None = None,
     with (tmp_path / f"{name}.err").open("w") as err:
         return subprocess.Popen([sys.executable, "-c", CLI, str(go), str(fake_python(tmp_path)), *argv],
                                 env=env, stdout=subprocess.PIPE, stderr=err, text=True,
-                                preexec_fn=None if file_size_limit is None else limit_file_size(file_size_limit))
+                                preexec_fn=None if file_size_limit is None else limit_file_size(file_size_limit))  # noqa: PLW1509 (a resource limit only)
 
 
 def limit_file_size(limit: int) -> Callable[[], None]:
@@ -80,7 +80,7 @@ def run_argv(tmp_path: Path, topic: str, runner: str) -> list[str]:
 def summary(out: str) -> tuple[int, int]:
     """(cases ran, cases skipped) from the run's last line."""
     m = re.search(r"^(?:ran|interrupted after) (\d+) case\(s\) \(\d+ failed\), skipped (\d+) already measured",
-                  out, re.M)
+                  out, re.MULTILINE)
     assert m, out
     return int(m.group(1)), int(m.group(2))
 

@@ -5,8 +5,8 @@ also passes the store's loader: test_versions.test_fixture_passes_the_store)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from tfperf.analyse.dataset import Dataset, analyse_documents
 

@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from tfperf import cli
 from tfperf.cases import expand, load
 from tfperf.measure.advise import probe as probe_mod

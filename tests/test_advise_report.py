@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from advise_fixture import RUNNER, build
+
 from tfperf.analyse import Dataset, Finding, analyse
 from tfperf.cli_advise import published
 from tfperf.render.advise_beside import PLAIN

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tfperf import cli
 from tfperf.measure.advise.model_file import AdviseError, check_model_path
 from tfperf.measure.advise.probe import probe

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from tfperf import stats
 from tfperf.analyse import analyse
 from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.findings import findings

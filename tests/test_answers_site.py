@@ -61,7 +61,7 @@ class _Stated(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if not self._open:
             return
-        t, a, text, kind = self._open.pop()
+        _t, a, text, kind = self._open.pop()
         joined = "".join(text)
         if self._open:
             self._open[-1][2].append(joined)
@@ -143,6 +143,7 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
     from playwright.sync_api import sync_playwright
+
     from tfperf.analyse import analyse, question_answers
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")

@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+
 from tfperf.analyse import Finding, question_answers
 from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.arrival import Pattern, parse_id, words
+from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
-from tfperf.topic import load_topic
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "arrivals"
 TOPIC = "fixture_arrivals"

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.render.answers_text import report
 from tfperf.render.blocks import render_block

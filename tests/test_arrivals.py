@@ -6,6 +6,7 @@ prepares and samples a pattern's case."""
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,7 @@ def test_the_schedule_is_seeded_reproducible_and_shared_by_a_round() -> None:
     assert a != schedule("t/n=1@poisson-0.3#1", 5, 100, 0.002)            # each interleave its own
     # Common random numbers: every slot of a round has the same draws at its own rate.
     assert schedule("t/n=1@poisson-0.3#0", 5, 100, 0.004) == pytest.approx([2 * x for x in a])
-    assert all(x < y for x, y in zip(a, a[1:])) and a[0] > 0
+    assert all(x < y for x, y in itertools.pairwise(a)) and a[0] > 0
     # Exponential gaps of the mean asked for: mean and standard deviation alike.
     gaps = np.diff([0.0, *schedule("s", 0, 20_000, 0.002)])
     assert gaps.mean() == pytest.approx(0.002, rel=0.03) and gaps.std() == pytest.approx(0.002, rel=0.03)

@@ -24,14 +24,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "ci" / "act.sh"
-ACT_VERSION = re.search(r"^ACT_VERSION=(\S+)$", SCRIPT.read_text(encoding="utf-8"), re.M)[1]  # type: ignore[index]
+ACT_VERSION = re.search(r"^ACT_VERSION=(\S+)$", SCRIPT.read_text(encoding="utf-8"), re.MULTILINE)[1]  # type: ignore[index]
 
 
 def _act() -> str | None:
     found = os.environ.get("ACT") or shutil.which("act")
     if not found:
         return None
-    out = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=30)
+    out = subprocess.run([found, "--version"], check=False, capture_output=True, text=True, timeout=30)
     return found if out.stdout.strip() == f"act version {ACT_VERSION}" else None
 
 
@@ -47,14 +47,14 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def acted(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     out = tmp_path_factory.mktemp("act")
-    done = subprocess.run([str(SCRIPT), "data", "bench", "merge-again", "pages"], capture_output=True, text=True,
+    done = subprocess.run([str(SCRIPT), "data", "bench", "merge-again", "pages"], check=False, capture_output=True, text=True,
                           timeout=3600, env={**os.environ, "ACT": _act() or "", "ACT_OUT": str(out)}, cwd=ROOT)
     (out / "act.out").write_text(done.stdout + done.stderr, encoding="utf-8")
     return done, out
 
 
 def test_every_job_is_green(acted: tuple[subprocess.CompletedProcess[str], Path]) -> None:
-    done, out = acted
+    done, _out = acted
     summary = done.stdout.split("act.sh: jobs\n", 1)[-1].split("act.sh: artifacts", 1)[0]
     assert done.returncode == 0, summary + done.stderr[-3000:]
     jobs = [line.strip() for line in summary.splitlines() if line.strip() and "exit status" not in line]
@@ -74,7 +74,7 @@ def test_the_bench_shard_leaves_a_valid_results_file(acted: tuple[subprocess.Com
     label = f"gha-ubuntu24-x86_64-{this_cpu_class()}"          # {cpu} replaced by this machine's CPU class
     f = out / "store" / "artifacts" / "results-gha-ubuntu24-x86_64-{cpu}-shard1of3" / label / "quick.json"
     done = subprocess.run([sys.executable, "-c", "import sys; from tfperf.cli import main; sys.exit(main())",
-                           "validate", str(f)], capture_output=True, text=True, timeout=120)
+                           "validate", str(f)], check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(f.read_text(encoding="utf-8"))
     assert doc["results"] and all(r["key"]["runner"] == label for r in doc["results"])

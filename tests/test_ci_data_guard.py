@@ -8,13 +8,14 @@ import copy
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
-
 from store_records import make_doc
 from test_ci_support import GIT_ENV, copy_ci, git, measured, venv, write_doc
+
 from tfperf.store.guard import label_problems, path_problem, removals
 
 Doc = dict[str, Any]
@@ -114,7 +115,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def check(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(repo / "scripts" / "ci" / "check-data-pr.sh"), *args], capture_output=True, text=True,
+    return subprocess.run([str(repo / "scripts" / "ci" / "check-data-pr.sh"), *args], check=False, capture_output=True, text=True,
                           timeout=120, cwd=repo, env={**os.environ, **GIT_ENV, "TFPERF_VENV": venv(), **env})
 
 
@@ -153,8 +154,8 @@ def test_step_reserves_gha_runners_for_the_bot(repo: Path) -> None:
     out = check(repo, "main", PR_AUTHOR="someone", PR_HEAD_REPO="someone/tfperf", GITHUB_REPOSITORY="acme/tfperf",
                 PR_HEAD_REF="tfperf/results-main")
     assert out.returncode == 1 and "reserved for the benchmarks workflow" in out.stderr and GHA in out.stderr
-    bot = dict(PR_AUTHOR="github-actions[bot]", PR_HEAD_REPO="acme/tfperf", GITHUB_REPOSITORY="acme/tfperf",
-               PR_HEAD_REF="tfperf/results-main")
+    bot = {"PR_AUTHOR": "github-actions[bot]", "PR_HEAD_REPO": "acme/tfperf", "GITHUB_REPOSITORY": "acme/tfperf",
+               "PR_HEAD_REF": "tfperf/results-main"}
     out = check(repo, "main", **bot)
     assert out.returncode == 0, out.stdout + out.stderr
     # The bot's name from a fork is not the bot.
@@ -219,22 +220,22 @@ def _unknown_profile(repo: Path) -> None:
 LAYOUT = "data/results/<runner>/<profile>.json (profile: quick, full, history)"
 ODD_PATHS: dict[str, tuple[Callable[[Path], None], str]] = {
     "nested file with a reserved label": (
-        _nested_reserved, "data/results/my-box/sub/full.json: is not a results file; under data/ a pull request "
-                          f"may only add or change {LAYOUT}"),
+        _nested_reserved, ("data/results/my-box/sub/full.json: is not a results file; under data/ a pull request "
+                          f"may only add or change {LAYOUT}")),
     "nested link to /proc/self/environ": (
         _link("data/results/my-box/sub/env.json", "/proc/self/environ"),
-        "data/results/my-box/sub/env.json: is a symbolic link to '/proc/self/environ'; only regular files may be "
-        "added under data/ (the site would read and publish what a link points to)"),
+        ("data/results/my-box/sub/env.json: is a symbolic link to '/proc/self/environ'; only regular files may be "
+        "added under data/ (the site would read and publish what a link points to)")),
     "results file that is a link to /etc/passwd": (
         _link("data/results/my-box/full.json", "/etc/passwd"),
-        "data/results/my-box/full.json: is a symbolic link to '/etc/passwd'; only regular files may be added under "
-        "data/ (the site would read and publish what a link points to)"),
+        ("data/results/my-box/full.json: is a symbolic link to '/etc/passwd'; only regular files may be added under "
+        "data/ (the site would read and publish what a link points to)")),
     "folder named full.json": (
-        _folder_named_full_json, "data/results/my-box/full.json/x.json: data/results/my-box/full.json is a folder "
-                                 f"named like a results file; a results file is a regular file at {LAYOUT}"),
+        _folder_named_full_json, ("data/results/my-box/full.json/x.json: data/results/my-box/full.json is a folder "
+                                 f"named like a results file; a results file is a regular file at {LAYOUT}")),
     "file of no profile": (
-        _unknown_profile, "data/results/my-box/other.json: is not a results file; under data/ a pull request may "
-                          f"only add or change {LAYOUT}"),
+        _unknown_profile, ("data/results/my-box/other.json: is not a results file; under data/ a pull request may "
+                          f"only add or change {LAYOUT}")),
 }
 
 

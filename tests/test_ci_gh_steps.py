@@ -45,7 +45,7 @@ def _calls(bin_dir: Path) -> list[list[str]]:
 
 
 def _run(script: str, args: list[str], bin_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(SCRIPTS / script), *args], capture_output=True, text=True, timeout=60,
+    return subprocess.run([str(SCRIPTS / script), *args], check=False, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", **env})
 
 

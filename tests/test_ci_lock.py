@@ -12,15 +12,14 @@ import fnmatch
 import os
 import re
 import subprocess
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 import yaml
 from packaging.requirements import Requirement
 from packaging.version import Version
-
 from test_ci_support import ROOT, SCRIPTS
 from test_workflows import runs_on
 
@@ -64,7 +63,7 @@ def canon(name: str) -> str:
 def lock_table() -> dict[str, tuple[list[str], list[str]]]:
     """lock-requirements.sh's table: lock file -> (extras, platforms)."""
     text = LOCK_SCRIPT.read_text(encoding="utf-8")
-    m = re.search(r'^LOCKS="\n(.*?)^"$', text, re.M | re.S)
+    m = re.search(r'^LOCKS="\n(.*?)^"$', text, re.MULTILINE | re.DOTALL)
     assert m, "lock-requirements.sh has no LOCKS table"
     table = {}
     for line in m[1].splitlines():
@@ -110,7 +109,7 @@ def installing_jobs() -> list[tuple[str, str, dict[str, Any]]]:
 
 def installs(script: str) -> bool:
     text = (SCRIPTS / script).read_text(encoding="utf-8")
-    return bool(re.search(r"^\s*tfperf_env ", text, re.M)) or "bench.sh" in text and script != "bench.sh"
+    return bool(re.search(r"^\s*tfperf_env ", text, re.MULTILINE)) or "bench.sh" in text and script != "bench.sh"
 
 
 def test_every_job_that_installs_python_packages_installs_the_lock_of_its_extras() -> None:
@@ -141,7 +140,7 @@ def test_only_env_sh_installs_and_the_tfperf_command_is_the_shell_function() -> 
         if script.name not in ("env.sh", "lock-requirements.sh", "act.sh"):
             assert "pip install" not in code and "scripts/setup" not in code, f"{script.name} installs by itself"
         assert not re.search(r"bin/tfperf|Scripts/tfperf|command tfperf", code), f"{script.name} runs a tfperf executable"
-        if re.search(r"^\s*(?:exec\s+)?tfperf ", code, re.M):
+        if re.search(r"^\s*(?:exec\s+)?tfperf ", code, re.MULTILINE):
             assert 'env.sh"' in code, f"{script.name} calls tfperf without env.sh's function"
     for path in WORKFLOWS:
         assert "bin/tfperf" not in path.read_text(encoding="utf-8"), path.name
@@ -176,7 +175,7 @@ def test_each_lock_covers_its_extras_at_the_versions_pyproject_pins(lock: str) -
 
 def test_the_locks_are_for_the_workflows_python_and_every_platform_their_jobs_run_on() -> None:
     text = LOCK_SCRIPT.read_text(encoding="utf-8")
-    m = re.search(r"^PYTHON_VERSION=(\S+)$", text, re.M)
+    m = re.search(r"^PYTHON_VERSION=(\S+)$", text, re.MULTILINE)
     assert m
     for path in WORKFLOWS:
         for where in [load(path).get("env", {}), *[j.get("env", {}) for j in load(path)["jobs"].values()]]:
@@ -233,11 +232,11 @@ def test_the_locked_venv_is_made_with_python_on_windows(tmp_path: Path) -> None:
     for f in bin_dir.iterdir():
         f.chmod(0o755)
     script = f'OSTYPE=msys; . "{repo}/scripts/ci/env.sh"; tfperf_env tf && echo "PY=$PY"'
-    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+    out = subprocess.run(["bash", "-c", script], check=False, capture_output=True, text=True, timeout=60,
                          env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "TFPERF_LOCK": "scripts/ci/lock.txt"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith(f"PY={repo}/.venv/Scripts/python.exe")
     calls = log.read_text(encoding="utf-8").splitlines()
     assert calls == [f"python -m venv {repo}/.venv",
-                     "venv -m pip install --quiet --require-hashes --only-binary=:all: --no-deps "
-                     f"-r {repo}/scripts/ci/lock.txt"], calls
+                     ("venv -m pip install --quiet --require-hashes --only-binary=:all: --no-deps "
+                     f"-r {repo}/scripts/ci/lock.txt")], calls

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_ci_support import SCRIPTS
 
 BASH = shutil.which("bash") or "bash"

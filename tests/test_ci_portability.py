@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_ci_support import ROOT, SCRIPTS
 
 BASH = shutil.which("bash") or "bash"

@@ -5,7 +5,6 @@ only records its arguments; scripts/ci/pr-comment.sh with a fake gh. No network.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from test_ci_support import GIT_ENV, ROOT, SCRIPTS, git
 
 WF = ROOT / ".github" / "workflows"
@@ -76,7 +74,7 @@ def gh(tmp_path: Path) -> Path:
 
 
 def _comment(gh: Path, artifact: Path, head_sha: str = "a" * 40) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(SCRIPTS / "pr-comment.sh"), str(artifact)], capture_output=True, text=True, timeout=60,
+    return subprocess.run([str(SCRIPTS / "pr-comment.sh"), str(artifact)], check=False, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PATH": f"{gh}{os.pathsep}{os.environ['PATH']}", "HEAD_SHA": head_sha})
 
 
@@ -139,7 +137,7 @@ def repo(tmp_path: Path) -> Path:
 def _compare(repo: Path, venv: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **GIT_ENV, "TFPERF_VENV": str(venv), "TFPERF_OUT": str(out)}
     env.pop("GITHUB_STEP_SUMMARY", None)
-    return subprocess.run([str(repo / "scripts" / "ci" / "compare-pr.sh"), *args], capture_output=True, text=True,
+    return subprocess.run([str(repo / "scripts" / "ci" / "compare-pr.sh"), *args], check=False, capture_output=True, text=True,
                           timeout=120, cwd=repo, env=env)
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from store_records import make_doc, make_result
 from test_ci_support import GIT_ENV, ROOT, copy_ci, git, measured, venv, write_doc
+
 from tfperf.analyse.regress import Point, compare, judge, markdown
 
 Doc = dict[str, Any]
@@ -80,7 +80,7 @@ def test_case_ids_with_pipes_do_not_break_the_table() -> None:
 # ---------------------------------------------------------------- the script and the CI step
 
 def report(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "regression_report.py"), *args],
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "regression_report.py"), *args], check=False,
                           capture_output=True, text=True, timeout=120, cwd=cwd, env={**os.environ, **GIT_ENV})
 
 
@@ -121,7 +121,7 @@ def test_merge_step_writes_the_report_to_the_step_summary(tmp_path: Path) -> Non
     write_doc(repo, doc(res(1, 1e-3), res(2, 1e-3), res(2, 3e-3, day=2)))          # the merge added a slower one
     write_doc(repo, make_doc(runner="newbox", profile="full", results=[res(1, 1e-3)]))  # a runner new in this run
     summary = tmp_path / "summary.md"
-    out = subprocess.run([str(repo / "scripts" / "ci" / "regressions.sh"), "data"], capture_output=True, text=True,
+    out = subprocess.run([str(repo / "scripts" / "ci" / "regressions.sh"), "data"], check=False, capture_output=True, text=True,
                          timeout=120, cwd=repo, env={**os.environ, **GIT_ENV, "TFPERF_VENV": venv(),
                                                      "GITHUB_STEP_SUMMARY": str(summary)})
     assert out.returncode == 0, out.stdout + out.stderr

@@ -21,10 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from store_records import make_doc
-from test_ci_support import (GIT_ENV, ROOT, copy_ci, fake_gh, fork_pr, gh_calls, git, measured, own_pr, venv,
-                             write_doc)
+from test_ci_support import GIT_ENV, ROOT, copy_ci, fake_gh, fork_pr, gh_calls, git, measured, own_pr, venv, write_doc
 
 BRANCH = "tfperf/results-main"
 RESULTS = "data/results/box/full.json"
@@ -48,7 +46,7 @@ def ids(*ns: int) -> set[str]:
 
 
 def tfperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "import sys; from tfperf.cli import main; sys.exit(main())", *args],
+    return subprocess.run([sys.executable, "-c", "import sys; from tfperf.cli import main; sys.exit(main())", *args], check=False,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -99,7 +97,7 @@ class World:
         env = {**os.environ, **GIT_ENV, **extra, "TFPERF_VENV": venv(), "RESULTS_BRANCH": BRANCH, "BASE_BRANCH": "main",
                "GITHUB_REPOSITORY_OWNER": "acme", "PATH": f"{self.gh}{os.pathsep}{os.environ['PATH']}"}
         env.pop("GITHUB_STEP_SUMMARY", None)
-        return subprocess.run([str(repo / "scripts" / "ci" / script), *args], capture_output=True, text=True,
+        return subprocess.run([str(repo / "scripts" / "ci" / script), *args], check=False, capture_output=True, text=True,
                               timeout=300, env=env, cwd=repo)
 
     def show(self, ref: str, path: str = RESULTS) -> str:
@@ -143,7 +141,7 @@ def _valid(world: World, ref: str) -> set[str]:
 ])
 def test_own_pr_ignores_forks_and_other_branches(prs: list[dict[str, Any]], owner: str, want: str) -> None:
     script = Path(__file__).resolve().parents[1] / "scripts" / "ci" / "own_pr.py"
-    out = subprocess.run([sys.executable, str(script), "--branch", BRANCH, "--owner", owner], input=json.dumps(prs),
+    out = subprocess.run([sys.executable, str(script), "--branch", BRANCH, "--owner", owner], check=False, input=json.dumps(prs),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == want
@@ -357,7 +355,7 @@ def test_the_issue_key_names_the_set_of_cases_whatever_their_order(tmp_path: Pat
     script = Path(__file__).resolve().parents[1] / "scripts" / "ci" / "regression_issue.py"
 
     def call(*args: str, stdin: str = "") -> str:
-        out = subprocess.run([sys.executable, str(script), *args], input=stdin, capture_output=True, text=True,
+        out = subprocess.run([sys.executable, str(script), *args], check=False, input=stdin, capture_output=True, text=True,
                              timeout=60)
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()

@@ -5,6 +5,7 @@ showed as 355 records moved in such a pull request, none added or removed). No T
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def test_the_order_check_can_fail(tmp_path: Path) -> None:
     """The same records in another order are not the merge's form."""
     text = COMMITTED[0].read_text(encoding="utf-8").splitlines(keepends=True)
     rows = [i for i, line in enumerate(text) if line.startswith('  {"case_id"') and line.endswith(",\n")]
-    i, j = next((a, b) for a, b in zip(rows, rows[1:]) if text[a][:60] != text[b][:60])
+    i, j = next((a, b) for a, b in itertools.pairwise(rows) if text[a][:60] != text[b][:60])
     text[i], text[j] = text[j], text[i]
     moved = tmp_path / "moved.json"
     moved.write_text("".join(text), encoding="utf-8")

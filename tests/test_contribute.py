@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from store_records import make_result
+
 from tfperf import store
 from tfperf.cli import build_parser
 from tfperf.measure import orchestrate

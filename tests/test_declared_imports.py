@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import tomllib
 from importlib import metadata
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 # Where the imports are read, and which declarations may cover them.
@@ -57,9 +58,9 @@ def undeclared(modules: dict[str, set[str]], names: set[str]) -> dict[str, str]:
     for module, files in sorted(modules.items()):
         dists = {d.lower().replace("_", "-") for d in by_module.get(module, [])}
         if not dists:
-            out[module] = f"not installed here, imported by {sorted(files)[0]}"
+            out[module] = f"not installed here, imported by {min(files)}"
         elif not dists & names:
-            out[module] = f"from {', '.join(sorted(dists))}, imported by {sorted(files)[0]}"
+            out[module] = f"from {', '.join(sorted(dists))}, imported by {min(files)}"
     return out
 
 

@@ -32,7 +32,7 @@ def test_real_tf_keras_is_told_apart(legacy: str) -> None:
     code = "import tensorflow as tf; from tfperf.measure.envinfo import keras_is_legacy; print(keras_is_legacy(tf))"
     env = {**os.environ, "TF_USE_LEGACY_KERAS": legacy, "TF_CPP_MIN_LOG_LEVEL": "3",
            "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "bench")}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True, timeout=300)
     assert out.stdout.strip().splitlines()[-1] == ("True" if legacy == "1" else "False"), out.stderr[-2000:]
 
 
@@ -43,7 +43,7 @@ def test_the_commit_is_the_harness_checkouts_not_the_current_directorys(tmp_path
     from pathlib import Path
 
     from tfperf.measure import envinfo
-    here = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(envinfo.__file__).parent,
+    here = subprocess.run(["git", "rev-parse", "HEAD"], check=False, cwd=Path(envinfo.__file__).parent,
                           capture_output=True, text=True).stdout.strip()
     monkeypatch.chdir(tmp_path)                       # not a git checkout
     assert envinfo.git_commit() == (here or None)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import fake_run
+
 from tfperf import store
 from tfperf.measure.orchestrate import RunOptions, run
 from tfperf.store.claims import Claims

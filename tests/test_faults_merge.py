@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from store_records import make_doc, make_result
+
 from tfperf import store
 from tfperf.cli import main
 
@@ -53,8 +53,8 @@ def test_a_merge_of_nothing_is_an_error_naming_each_input(tmp_path: Path, capsys
     assert sorted(err) == sorted([
         f"rejected {missing}: (file): does not exist",
         f"rejected {empty}: (file): is a folder with no results file (*.json)",
-        f"rejected {dangling}: (file): is a symbolic link to {tmp_path / 'nowhere.json'}, which does not exist: "
-        "only regular files are read",
+        (f"rejected {dangling}: (file): is a symbolic link to {tmp_path / 'nowhere.json'}, which does not exist: "
+        "only regular files are read"),
         f"rejected {link}: (file): is a symbolic link to {tmp_path / 'real' / 'a.json'}: only regular files are read"])
     assert target.read_bytes() == before
 
@@ -96,10 +96,10 @@ def test_a_bad_target_is_skipped_and_the_others_are_merged(tmp_path: Path, capsy
     linked_before = linked.read_bytes()
     rc, out, err = _merge(capsys, data, arts)
     assert rc == 1 and len(err) == 2
-    assert err == [f"rejected {data / 'results' / 'away'}: (file): is a symbolic link to {outside}: only regular "
-                   "files and folders are used",
-                   f"rejected {data / 'results' / 'linked' / 'quick.json'}: (file): is a symbolic link to {linked}: "
-                   "only regular files and folders are used"]
+    assert err == [(f"rejected {data / 'results' / 'away'}: (file): is a symbolic link to {outside}: only regular "
+                   "files and folders are used"),
+                   (f"rejected {data / 'results' / 'linked' / 'quick.json'}: (file): is a symbolic link to {linked}: "
+                   "only regular files and folders are used")]
     assert f"wrote {good}" in out and f"merged {arts / 'good' / 'quick.json'} -> {good} (2 new records)" in out
     assert len(store.load(good)["results"]) == 3
     assert list(outside.iterdir()) == [] and linked.read_bytes() == linked_before
@@ -122,7 +122,7 @@ def test_validate_names_every_path_that_is_not_a_regular_file(tmp_path: Path,
     assert out.splitlines() == [f"{good}: ok (1 results, 0 noise, 0 breakdowns, 0 scenarios)"]
     assert err.splitlines() == [
         f"{root / 'folder' / 'full.json'}: (file): is a directory: only regular files are read",
-        f"{root / 'gone' / 'full.json'}: (file): is a symbolic link to {root / 'nowhere'}, which does not exist: "
-        "only regular files are read",
+        (f"{root / 'gone' / 'full.json'}: (file): is a symbolic link to {root / 'nowhere'}, which does not exist: "
+        "only regular files are read"),
         f"{root / 'passwd' / 'full.json'}: (file): is a symbolic link to /etc/passwd: only regular files are read"]
     shutil.rmtree(root)

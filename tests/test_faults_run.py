@@ -195,7 +195,7 @@ def test_memory_hog_is_capped(tmp_path: Path) -> None:
     Kept: the cases before and after it, measured and ok."""
     snippets = _topic(tmp_path, [1], {"nap": "nap", "hog": "hog", "nap_too": "nap_too"})
     proc = _start(tmp_path, snippets, "--memory-limit-mb", "1500")
-    out, err = proc.communicate(timeout=240)
+    _out, err = proc.communicate(timeout=240)
     assert proc.returncode == 0, err
     by = {r["variant"]: r for r in _results(tmp_path)}
     assert by["hog"]["status"] == "crashed" and "memory limit of 1500 MB" in by["hog"]["error"]

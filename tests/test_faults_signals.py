@@ -11,9 +11,9 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import fake_run
 import pytest
 
-import fake_run
 from tfperf import store
 from tfperf.store.merge import canonical
 

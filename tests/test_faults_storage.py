@@ -16,11 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import fake_run
+import pytest
 from fs_faults import REFUSED, read_only
 from store_records import make_doc, make_result
+
 from tfperf import store
 from tfperf.cli import main
 from tfperf.measure import orchestrate
@@ -80,7 +80,7 @@ def test_a_full_disk_ends_a_merge_with_one_line_and_the_target_unchanged(tmp_pat
     artifact = tmp_path / "artifact.json"
     artifact.write_text(store.dumps(make_doc("box", "quick", results=[make_result(i, runner="box") for i in (1, 2)])))
     before = target.read_bytes()
-    done = subprocess.run([sys.executable, "-c", CLI, "merge", "--data", str(tmp_path / "data"), str(artifact)],
+    done = subprocess.run([sys.executable, "-c", CLI, "merge", "--data", str(tmp_path / "data"), str(artifact)], check=False,
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(fake_run.BENCH)},
                           preexec_fn=fake_run.limit_file_size(len(before) + 100))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
@@ -133,7 +133,7 @@ def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, dela
     before = path.read_bytes()
     proc = subprocess.Popen([sys.executable, "-c", CLI, *fake_run.run_argv(tmp_path, "t0", "box")],
                             env={**os.environ, "PYTHONPATH": str(fake_run.BENCH)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)  # noqa: PLW1509 (a signal disposition only)
     time.sleep(delay_s)
     assert proc.poll() is None, "the run ended before the signal"
     proc.send_signal(signal.SIGINT)

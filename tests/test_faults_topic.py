@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from store_records import make_doc, make_result
+
 from tfperf import store
 from tfperf.analyse import analyse
 from tfperf.cli import main

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tfperf.cases import Case, expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
 TOPICS = sorted(p.stem for p in SNIPPETS.glob("*.yaml"))

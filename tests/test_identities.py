@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from tfperf import cases, store, topic as topic_module
+from tfperf import cases, store
 from tfperf.analyse import records
-from tfperf.topic import Topic, load_topic
+from tfperf.cases import topic as topic_module
+from tfperf.cases.topic import Topic, load_topic
 from tfperf.errors import CaseGridError, TfperfError
 from tfperf.store import ids, schema
 
@@ -45,9 +46,9 @@ def test_a_trailing_newline_is_not_a_name(tmp_path: Path, change: dict[str, Any]
 
 
 def test_a_parameter_value_with_a_trailing_newline_is_rejected(tmp_path: Path) -> None:
-    topic = _load(tmp_path, {**TOPIC, "profiles": {"quick": {"params": {"n": ["x\n"]}}}})
+    _load(tmp_path, {**TOPIC, "profiles": {"quick": {"params": {"n": ["x\n"]}}}})
     with pytest.raises(CaseGridError) as err:
-        cases.expand(topic, "quick")
+        cases.load(tmp_path / "t.yaml")
     assert err.value.field == "params"
 
 

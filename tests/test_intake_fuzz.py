@@ -29,9 +29,9 @@ VALID = json.loads(VALID_TEXT)
 EXAMPLES = int(os.environ.get("TFPERF_FUZZ_EXAMPLES", "1500"))
 # One seed for every run, no example database, no deadline: the same mutations on CI and here
 # (test_topic_fuzz.py uses them too).
-FUZZ_OPTIONS: dict[str, Any] = dict(derandomize=True, deadline=None, database=None,
-                                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                                           HealthCheck.data_too_large])
+FUZZ_OPTIONS: dict[str, Any] = {"derandomize": True, "deadline": None, "database": None,
+                                    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                                           HealthCheck.data_too_large]}
 FUZZ = settings(max_examples=EXAMPLES, **FUZZ_OPTIONS)
 
 

@@ -4,6 +4,7 @@ every round, scenarios split when the groups do not fit."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import stat
 import sys
@@ -86,7 +87,7 @@ def test_a_scenario_is_measured_in_rounds_with_one_worker_per_group(tmp_path: Pa
     assert sorted(len(p) for p in pids.values()) == [1, 1]
     # Never two blocks at once.
     spans = sorted((t0, t1) for *_, t0, t1 in blocks)
-    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
     # 2 scenarios x 6 rounds x (4 cases + the baseline's second block).
     assert len(blocks) == 2 * 6 * 5
     # The order changes from round to round.
@@ -98,7 +99,7 @@ def test_a_scenario_is_measured_in_rounds_with_one_worker_per_group(tmp_path: Pa
     # A block is told to warm up exactly when the block before it ran in another process.
     warm = [tuple(map(int, line.split())) for line in Path(str(log) + ".warm").read_text().splitlines()]
     assert warm[0][1] == 1
-    assert all(flag == int(pid != prev_pid) for (prev_pid, _), (pid, flag) in zip(warm, warm[1:]))
+    assert all(flag == int(pid != prev_pid) for (prev_pid, _), (pid, flag) in itertools.pairwise(warm))
     assert 0 < sum(flag for _, flag in warm) < len(warm)
 
 

@@ -20,10 +20,17 @@ from tfperf.analyse import analyse
 from tfperf.analyse.claims import ClaimResult, check_claim
 from tfperf.analyse.dataset import load_topics
 from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.per_step import (PARAM_KEY, fit_samples, line, per_step_ratio, step_groups, step_scenarios,
-                                     with_step_param)
+from tfperf.analyse.per_step import (
+    PARAM_KEY,
+    fit_samples,
+    line,
+    per_step_ratio,
+    step_groups,
+    step_scenarios,
+    with_step_param,
+)
 from tfperf.analyse.records import Measurement
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import DirectiveError, parse_block
@@ -35,7 +42,7 @@ RESULTS, SNIPPETS = FIX / "data" / "results", FIX / "snippets"
 T = "fixture_per_step"
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "site"))
-from make_per_step_fixture import COSTS, SCENARIOS  # noqa: E402
+from make_per_step_fixture import COSTS, SCENARIOS
 
 
 @pytest.fixture(scope="module")

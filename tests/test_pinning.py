@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tfperf import store
-from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases import expand, load
+from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.measure.orchestrate import RunOptions, run
 
@@ -64,14 +64,14 @@ def test_cpus_are_parsed_from_a_list_or_a_string(tmp_path: Path) -> None:
 def test_a_bad_cpu_list_names_the_file_and_field(tmp_path: Path, bad: object) -> None:
     d = _write(tmp_path, {"odd": {"cpus": bad}})
     with pytest.raises(CaseGridError) as err:
-        expand(load_topic(d / "pin.yaml"), "quick")
+        load(d / "pin.yaml")
     assert "pin.yaml" in str(err.value) and "settings_map.cpus.odd.cpus" in str(err.value)
 
 
 def _pin_in_child(cpus: list[int]) -> subprocess.CompletedProcess[str]:
     code = ("import os, sys; from tfperf.measure.worker import pin; "
             f"pin({cpus!r}); print(sorted(os.sched_getaffinity(0)))")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(BENCH)})
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
+
 from tfperf.store import record_types as rt
 from tfperf.store.schema import schema_path
 

@@ -6,7 +6,6 @@ no case has two versions. Synthetic rows, no TensorFlow."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest

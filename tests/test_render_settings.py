@@ -18,6 +18,7 @@ from tfperf.analyse import analyse
 from tfperf.analyse.effects import Finding, Verdict
 from tfperf.analyse.settings import baseline_of
 from tfperf.render.blocks import Context, render_block
+from tfperf.render.charts import ChartError
 from tfperf.render.directives import DirectiveError, parse_block
 from tfperf.render.embed import SvgCache
 from tfperf.render.settings_chart import settings_chart_spec, x_positions
@@ -149,7 +150,7 @@ def test_settings_chart_extends_with_more_cores(ds) -> None:  # type: ignore[no-
     assert {d["runner"] for d in data} == {"fixture-a", "fixture-b"}
     static = settings_chart_spec(rows, x="threads", color="onednn", facet="model", row="batch", static=True)
     assert len(static["datasets"]["rows"]) == len(data)      # nothing left to choose: all rows drawn
-    with pytest.raises(Exception):
+    with pytest.raises(ChartError, match="not a setting"):
         settings_chart_spec(rows, x="batch")                  # a parameter, not a setting
 
 

@@ -14,8 +14,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from history_data import dataset as history_dataset
+
 from tfperf.analyse import analyse
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import parse_block

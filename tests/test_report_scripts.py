@@ -82,5 +82,5 @@ def test_vs_pyperf_names_the_pattern_pyperfs_median_matches() -> None:
     assert match(1.02e-3, ds, "fixture-a", **case)[-1] == "pyperf's median matches best: back to back (back_to_back)"
     ds.arrivals = []
     assert match(1.5e-3, ds, "fixture-a", **case) == [
-        "arrival patterns: no arrival data for fixture_arrivals/graph on fixture-a; pyperf's median is 1.50x the "
-        "harness's back-to-back median"]
+        ("arrival patterns: no arrival data for fixture_arrivals/graph on fixture-a; pyperf's median is 1.50x the "
+        "harness's back-to-back median")]

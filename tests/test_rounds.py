@@ -8,13 +8,12 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import pytest
 
-from typing import TYPE_CHECKING
-
 from tfperf import stats
-from tfperf.measure.rounds import relative_halfwidth, AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+from tfperf.measure.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, relative_halfwidth, round_order
 
 if TYPE_CHECKING:
     from tfperf.analyse.claims import ClaimCheck, ClaimResult
@@ -97,7 +96,7 @@ def test_interleaved_ratio_stays_within_two_percent_under_a_30_percent_drift(see
 def test_sequential_blocks_carry_the_drift(seed: int) -> None:
     """The same samples' budget in two blocks: the drift between the blocks (about 15%)
     lands in the ratio, and the CI, tight as it is, excludes the truth."""
-    point, lo, hi = _sequential(seed)
+    point, _lo, hi = _sequential(seed)
     assert abs(point / TRUE_SPEEDUP - 1.0) > 0.10, point
     assert hi < TRUE_SPEEDUP
 
@@ -324,7 +323,7 @@ def test_detectable_effect_grows_with_the_ci_and_the_noise() -> None:
     assert stats.judge(1.0, 0.99, 1.01, noise=0.0, min_effect=0.05).margin == 0.05
 
 
-def _claim_check(ratio: "Ratio", within_tolerance: bool | None = True, **claim: object) -> "ClaimCheck":
+def _claim_check(ratio: Ratio, within_tolerance: bool | None = True, **claim: object) -> ClaimCheck:
     from types import SimpleNamespace
 
     from tfperf.analyse.claims import _check
@@ -445,9 +444,8 @@ def test_a_scenario_with_unavailable_cases_gives_their_budget_back() -> None:
     them, so the remaining slots do not get more time than in a full scenario."""
     from types import SimpleNamespace
 
-    from tfperf.measure.scenario import ScenarioRun
-
     from tfperf.arrival import BACK_TO_BACK
+    from tfperf.measure.scenario import ScenarioRun
 
     tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key=f"g{i % 2}", arrival=BACK_TO_BACK))
              for i in range(4)]

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from store_records import valid_doc
+
 from tfperf import hardware, store
 from tfperf.errors import ResultsFileError
 from tfperf.measure import cooperate, envinfo, orchestrate

@@ -4,8 +4,8 @@ paired when two results share an interleave and unpaired otherwise. No TensorFlo
 from __future__ import annotations
 
 import copy
-import statistics
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 

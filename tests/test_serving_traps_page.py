@@ -16,7 +16,7 @@ import pytest
 
 from tfperf import store
 from tfperf.analyse import analyse
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 from tfperf.store import ids
 
 ROOT = Path(__file__).resolve().parent.parent

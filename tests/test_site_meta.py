@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tfperf.render.page_meta import (
     DESCRIPTION_LIMIT,
     default_site_url,

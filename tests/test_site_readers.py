@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from tfperf.render.blocks import os_name
 
 ROOT = Path(__file__).resolve().parents[1]

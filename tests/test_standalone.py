@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snippets"))
-from _standalone import keras_label  # noqa: E402
+from _standalone import keras_label
 
 
 def _package(name: str, version: str | None) -> types.ModuleType:

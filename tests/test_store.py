@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from store_records import FIXTURES, make_doc, make_result, valid_doc
+
 from tfperf import store
+from tfperf.cli import results as commands
 from tfperf.errors import ResultsFileError
-from tfperf.store import commands
 
 # The package re-exports the function migrate(); the module holds the registry.
 migrate_mod = importlib.import_module("tfperf.store.migrate")
@@ -386,8 +386,8 @@ def test_cli_validate(capsys: pytest.CaptureFixture[str]) -> None:
     assert args.handler(args) == 1
     out, err = capsys.readouterr()
     assert "valid.json: ok (4 results, 1 noise, 1 breakdowns, 0 scenarios)" in out
-    assert err.splitlines() == [f"{FIXTURES / 'nan_median.json'}: results[1].timing.summary.median: "
-                                "NaN is not allowed: measurements must be finite numbers"]
+    assert err.splitlines() == [(f"{FIXTURES / 'nan_median.json'}: results[1].timing.summary.median: "
+                                "NaN is not allowed: measurements must be finite numbers")]
     args = _parse(["validate", "-q", str(FIXTURES / "valid.json")])
     assert args.handler(args) == 0
     args = _parse(["validate", str(FIXTURES)])

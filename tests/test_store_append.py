@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from store_records import make_doc, make_result, valid_doc
+
 from tfperf import store
 from tfperf.errors import ResultsFileError
 from tfperf.store import files, merge

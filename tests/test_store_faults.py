@@ -14,6 +14,7 @@ from pathlib import Path
 
 import fake_msvcrt
 import pytest
+
 from tfperf import store
 
 TESTS = Path(__file__).parent

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from store_records import FIXTURES, make_doc, make_result
+
 from tfperf import store
-from tfperf.store import commands
+from tfperf.cli import results as commands
 from tfperf.store.merge import canonical
 
 POOL = [make_result(i % 4, median=0.001 * (1 + i), finished_at=f"2026-05-0{1 + i % 3}T00:00:00+00:00")
@@ -115,5 +115,5 @@ def test_cli_merge_exit_status_and_lines(tmp_path: Path, capsys) -> None:  # typ
     assert args.handler(args) == 1
     out, err = capsys.readouterr()
     assert "merged " in out and "wrote " in out
-    assert err.splitlines() == [f"rejected {FIXTURES / 'missing_field.json'}: "
-                                "results[1].timing.summary.median: missing (required)"]
+    assert err.splitlines() == [(f"rejected {FIXTURES / 'missing_field.json'}: "
+                                "results[1].timing.summary.median: missing (required)")]

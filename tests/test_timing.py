@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tfperf.cases import Budget
+from tfperf.budget import Budget
 from tfperf.measure.outputs import compare, to_host
 from tfperf.measure.timing import calibrate, measure
 

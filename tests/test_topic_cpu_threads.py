@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "cpu_threads.yaml"
@@ -71,7 +71,7 @@ def test_claims_compare_settings_that_are_measured() -> None:
         for side in ("candidate_settings", "baseline_settings"):
             s = {**{k: str(v[0]) for k, v in where.items() if k in ("threads", "onednn")},
                  **{k: str(v) for k, v in claim[side].items()}}
-            s = {**{"threads": "default", "onednn": "1"}, **s}
+            s = {"threads": "default", "onednn": "1", **s}
             sid = ",".join(f"{k}={v}" for k, v in sorted(s.items()))
             assert sid in ids, f"{claim['id']}: {side} {sid} is never measured"
 
@@ -166,8 +166,8 @@ def test_a_control_holds_only_where_its_scenarios_are() -> None:
     """serving_formats' ONNX control is for the convnet only (the g2p model's Keras 2 and
     Keras 3 builds export different ONNX graphs): no pair in a g2p scenario, a pair in the
     convnet's, and one in history's scenarios, which do not vary the model."""
+    from tfperf.cases.topic_schema import control_applies
     from tfperf.measure.orchestrate import Task, control_pairs
-    from tfperf.topic_schema import control_applies
 
     topic = load_topic(ROOT / "snippets" / "serving_formats.yaml")
     (control,) = topic.controls

@@ -24,11 +24,11 @@ import pytest
 import yaml
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-
 from test_intake_fuzz import EXAMPLES as SCALE
 from test_intake_fuzz import FUZZ_OPTIONS as FUZZ
 from test_intake_fuzz import mutated as mutated_results
 from test_intake_fuzz import paths_into
+
 from tfperf import cases
 from tfperf.errors import CaseGridError
 from tfperf.measure import envinfo, orchestrate
@@ -36,7 +36,7 @@ from tfperf.render.site import Site
 
 ROOT = Path(__file__).resolve().parents[1]
 ANALYSIS = ROOT / "tests" / "fixtures" / "site" / "analysis"
-# A small topic that uses every section of the schema (tfperf.topic_schema.TOPIC), and a
+# A small topic that uses every section of the schema (tfperf.cases.topic_schema.TOPIC), and a
 # fixture topic whose settings are mapped with a "*" entry: the mutations start from these.
 RICH = b"""\
 topic: rich

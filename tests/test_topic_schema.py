@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tfperf import cases
-from tfperf.topic import Topic, load_topic
+from tfperf.cases.topic import Topic, load_topic
 from tfperf.errors import CaseGridError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from tfperf import HARNESS_VERSION, store
 from tfperf.analyse import analyse
 from tfperf.analyse.effects import EXPECTED
 from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 from tfperf.store import ids
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tfperf.cases import expand
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "xla_jit.yaml"

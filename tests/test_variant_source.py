@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from tfperf.analyse.select import TopicInfo, mark_stale
+from tfperf.cases import discover
+from tfperf.cases.topic import load_topic
+from tfperf.cases.variant_source import source_hashes
 from tfperf.errors import CaseGridError
 from tfperf.measure.cooperate import Stored, missing
 from tfperf.store.ids import key_hash
-from tfperf.cases import discover
-from tfperf.topic import load_topic
-from tfperf.variant_source import source_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,14 +3,13 @@ commands are recorded and answered without installing anything."""
 
 from __future__ import annotations
 
-
 import json
 import re
-import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
+import tomllib
 
 from tfperf import cli
 from tfperf.measure import venvs

@@ -10,6 +10,7 @@ import re
 from html.parser import HTMLParser
 
 from history_data import TOPIC, dataset
+
 from tfperf.analyse.answers import claim_answer
 from tfperf.analyse.dataset import Dataset
 from tfperf.analyse.effects import vocabulary

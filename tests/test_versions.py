@@ -10,11 +10,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-
 from history_data import TOPIC, dataset
+
+from tfperf.analyse.effects import Finding
 from tfperf.analyse.failures import failed_results, failure_summary
 from tfperf.analyse.records import Measurement, Source, series_names
-from tfperf.analyse.effects import Finding
 from tfperf.analyse.version_verdicts import NOT_AVAILABLE, NOT_MEASURED, VersionStrip, strip_text
 from tfperf.analyse.versions import release_key, short_labels, sort_versions, tf_version
 from tfperf.analyse.versions_table import versions_table
@@ -204,6 +204,7 @@ def test_runner_described_by_its_newest_release(ds) -> None:  # type: ignore[no-
 def test_fixture_passes_the_store(ds) -> None:  # type: ignore[no-untyped-def]
     # the same data through the store's loader (schema: the history profile, the unavailable status)
     from history_data import FIX, RESULTS
+
     from tfperf.analyse import analyse
 
     stored = analyse(RESULTS, FIX / "snippets")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+
 from tfperf.measure import envinfo, hygiene, sampling
 from tfperf.measure.worker import _short, _slashed
 

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import fake_msvcrt
 import pytest
-from tfperf import store
+
 from tfperf.store import claims, lock
 from tfperf.store.claims import Claims
 from tfperf.store.windows_locks import ByteLocks

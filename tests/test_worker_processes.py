@@ -19,6 +19,7 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
+
 from tfperf import store
 from tfperf.measure import pool, processes, worker
 from tfperf.measure.orchestrate import RunOptions, run

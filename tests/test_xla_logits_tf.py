@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.topic import load_topic
+from tfperf.cases.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = ROOT / "snippets" / "xla_jit.py"

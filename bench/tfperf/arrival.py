@@ -59,7 +59,7 @@ class ArrivalRecord(_ArrivalRecordRequired, total=False):
 
 @dataclass(frozen=True)
 class Arrival:
-    """One arrival pattern as a topic declares it (checked by ``tfperf.topic``)."""
+    """One arrival pattern as a topic declares it (checked by ``tfperf.cases.topic``)."""
 
     pattern: Pattern = Pattern.BACK_TO_BACK
     gap_s: float = 0.0           # idle

@@ -12,7 +12,7 @@
 #   bench        bench.yml dispatched with profile quick: its bench job cut to one cell (x86-64
 #                Linux, shard 1/3: a real quick measurement, a results artifact), then its merge
 #                job (merge-results.yml) on every results-gha-* artifact: that shard's and two
-#                shards of the full profile that scripts/ci/act/shards.py writes (runner act-box,
+#                shards of the full profile that tests/act_shards.py writes (runner act-box,
 #                whose file on main holds older, faster records of the same cases). The merge
 #                pushes the results pull request's branch to the bare remote, opens the pull
 #                request and one regression issue with the gh stand-in
@@ -125,7 +125,7 @@ PY
     echo "$file"
 }
 
-host_python() {  # a Python with tfperf's dependencies (shards.py imports the tests' record builders)
+host_python() {  # a Python with tfperf's dependencies (tests/act_shards.py imports the tests' record builders)
     local v="${TFPERF_VENV:-$root/.venv}"
     if [ -x "$v/bin/python" ]; then echo "$v/bin/python"; else echo python3; fi
 }
@@ -161,7 +161,7 @@ for j in "${jobs[@]}"; do
         data)
             run_act data push tests.yml data -e "$(event data push)" || status=1 ;;
         bench)
-            "$(host_python)" "$here/act/shards.py" "$repo" "$store/artifacts" || { status=1; continue; }
+            "$(host_python)" "$root/tests/act_shards.py" "$repo" "$store/artifacts" || { status=1; continue; }
             # -j merge runs the jobs it needs first: bench (cut to one cell here) and history
             # (skipped: not the weekly schedule, not profile history).
             run_act bench workflow_dispatch bench.yml merge -e "$(event bench workflow_dispatch '{"profile": "quick"}')" \

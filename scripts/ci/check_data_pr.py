@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from tfperf.errors import TfperfError  # noqa: E402
-from tfperf.store.files import load  # noqa: E402
-from tfperf.store.guard import label_problems, path_problem, removals, results_runner  # noqa: E402
+from tfperf.errors import TfperfError
+from tfperf.store.files import load
+from tfperf.store.guard import label_problems, path_problem, removals, results_runner
 
 BOT = "github-actions[bot]"
 BOT_BRANCH_PREFIX = "tfperf/results-"

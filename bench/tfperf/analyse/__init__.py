@@ -26,6 +26,7 @@ and read, to both checks, as an import of the module. No module of this package 
 the package itself (that would be a cycle): they import each other by module.
 """
 
+from ..cases import Claim
 from .advice import advise
 from .answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers
 from .arrivals import PatternRow, PatternTable
@@ -73,7 +74,7 @@ from .versus import Versus, as_json, compare_files
 __all__ = [
     "FAILED", "LOCAL_ROOT", "MARGIN", "NOT_AVAILABLE", "NOT_MEASURED", "N_BOOT", "RULE", "SUMMARY_RULE", "VERDICT_RULE",
     "WORDS",
-    "ChartRow", "Choice", "ClaimAnswer", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
+    "ChartRow", "Choice", "Claim", "ClaimAnswer", "ClaimCheck", "Dataset", "Finding", "Headline", "Interval", "LoadedBreakdown",
     "Measurement", "Origin", "PatternRow", "PatternTable", "QuestionAnswer", "RatioCache", "SettingsAdvice", "Sources",
     "SpeedupRow",
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..topic_schema import Claim
+from ..cases import Claim
 from .claims import ClaimResult, check_claim
 from .dataset import Dataset
 from .effects import Finding, Summary, summary_text

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .. import stats
 from ..arrival import words
-from ..topic_schema import Claim
+from ..cases import Claim
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .compare import exclusion_reason, scenarios
 from .effects import MARGIN, Finding, effect

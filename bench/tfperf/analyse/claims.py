@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import stats
-from ..topic_schema import Claim, Control
+from ..cases import Claim, Control
 from .compare import Scenario, exclusion_reason, scenarios
 from .controls import controls_for
 from .controls import index as control_index

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cases import where_holds
 from ..store.record_types import Scalar
-from ..topic_schema import where_holds
 from .effects import MARGIN, Finding, effect
 from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .. import stats
-from ..topic_schema import Control, control_applies
+from ..cases import Control, control_applies
 from .ratios import Ratio, RatioCache
 from .records import Measurement, Noise, settings_id
 from .settings import pair_noise

@@ -12,9 +12,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..cases import Claim, load
 from ..errors import ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
-from ..topic_schema import Claim
 from .arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
 from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
@@ -40,8 +40,6 @@ def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[Tf
 
 def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[str, TfperfError]]:
     """The topics that load, and the error of each one that does not, by its YAML's name."""
-    from ..cases import load  # YAML: not loaded by what only reads results (the merge job)
-
     topics: dict[str, TopicInfo] = {}
     failed: dict[str, TfperfError] = {}
     for path in sorted(Path(snippets_dir).glob("*.yaml")):

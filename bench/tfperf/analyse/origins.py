@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cases import read_yaml
 from ..errors import TfperfError, one_line
 
 SOURCE_KEYS = {"title": True, "url": False, "publisher": False, "licence": False, "date": True, "figures": True}
@@ -87,8 +88,6 @@ def load_sources(root: str | Path | None, claims: Mapping[str, set[str]]) -> tup
 
 
 def _read(path: Path, claims: Mapping[str, set[str]]) -> tuple[str, list[SourceFigure]]:
-    from ..topic import read_yaml  # YAML: not loaded by what only reads results (the merge job)
-
     where = str(path)
     data = read_yaml(path, lambda problem: SourcesFileError(where, "(file)", problem))
     if not isinstance(data, dict):

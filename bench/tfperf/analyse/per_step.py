@@ -28,8 +28,8 @@ from typing import Any, Final
 import numpy as np
 
 from .. import stats
+from ..cases import Claim
 from ..store.record_types import Scalar
-from ..topic_schema import Claim
 from .compare import Scenario
 from .ratios import Ratio
 from .records import Measurement, params_id

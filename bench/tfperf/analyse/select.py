@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import HARNESS_VERSION
-from ..topic_schema import Claim, Control, Question
+from ..cases import Claim, Control, Question
 from .records import Measurement
 from .versions import HISTORY_PROFILE, is_development, release_key
 
 
 @dataclass(frozen=True)
 class TopicInfo:
-    """What the analysis needs from a topic's YAML (see tfperf.topic.Topic)."""
+    """What the analysis needs from a topic's YAML (see tfperf.cases.Topic)."""
 
     name: str
     title: str
@@ -28,7 +28,7 @@ class TopicInfo:
     default: str
     reference: str
     claims: tuple[Claim, ...]
-    variant_labels: dict[str, str]            # variant -> its display name (tfperf.topic._display)
+    variant_labels: dict[str, str]            # variant -> its display name (tfperf.cases.topic._display)
     yaml_path: str
     groups: dict[str, list[str]] = field(default_factory=dict)   # variants a chart shows together
     bounds: tuple[str, ...] = ()              # variants that are limits to compare with, never recommended

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TypedDict
 
-from ..topic_schema import Claim, Control
+from ..cases import Claim, Control
 from .claims import NO_DATA, ClaimCheck, ClaimResult, Labeller, check_any_claim, plain_label, scenario_labels
 from .effects import Finding, Summary, Verdict, summarise, summary_text, verdict
 from .ratios import RatioCache

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import stats
+from ..cases import Claim, Control
 from ..errors import TfperfError
 from ..hardware import cpu_identity, isa_class
 from ..store.record_types import Environment, ResultsDoc, Scalar
-from ..topic_schema import Claim, Control
 from .claims import NO_DATA, ClaimResult, Labeller, check_any_claim, plain_label
 from .compare import Scenario, exclusion_reason, recommend, scenarios
 from .effects import MARGIN, Finding, effect

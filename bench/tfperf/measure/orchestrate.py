@@ -20,15 +20,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import HARNESS_VERSION, stats, store
-from ..cases import Case, discover, expand, shard
+from ..cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
 from ..errors import ResultsFileError, TfperfError
 from ..store.append import ResultExists
 from ..store.claims import Claims
 from ..store.ids import settings_id
 from ..store.record_types import Environment, Key, Noise
 from ..store.record_types import Scenario as ScenarioRecord
-from ..topic import Topic
-from ..topic_schema import CategoryRule, control_applies, where_holds
 from . import envinfo
 from .cooperate import Stored, breakdowns_left, check_cpu, missing, read_stored
 from .pool import Pool, default_max_live

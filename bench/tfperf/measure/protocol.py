@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
     from ..arrival import ArrivalRecord
+    from ..cases import CategoryRule
     from ..store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
-    from ..topic_schema import CategoryRule
 
 
 # -- the job: the first line the parent writes, before any command --------------------------

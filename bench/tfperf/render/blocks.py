@@ -20,7 +20,6 @@ from ..analyse import (
     Dataset,
     Finding,
     LoadedBreakdown,
-    Measurement,
     Verdict,
     claim_answer,
     exclusion_reason,
@@ -67,10 +66,6 @@ def render_block(d: Directive, ctx: Context) -> Markup:
     if d.kind in NEEDS_TOPIC and not d.topic:
         raise DirectiveError(f"{d.text}: names no topic")
     return fn(d, ctx)
-
-
-def _topic_measurements(ctx: Context, topic: str) -> list[Measurement]:
-    return [m for m in ctx.ds.current if m.topic == topic]
 
 
 def block_chart(d: Directive, ctx: Context) -> Markup:
@@ -426,7 +421,7 @@ def block_datafiles(d: Directive, ctx: Context) -> Markup:
             rows.append([link(ctx.prefix + DATA_URL + s.rel, s.rel), label, s.profile, n, st])
     body = (table(["file", "runner", "profile", "results", "of which stale"], rows) if rows
             else no_results(ds, "Results files"))
-    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, "schema_v2.json")} '
+    return Markup(body + f'<p>The schema these files follow: {link(ctx.prefix + SCHEMA_URL, SCHEMA_URL.rpartition("/")[2])} '
                   "(JSON Schema, draft 2020-12).</p>")
 
 

@@ -43,7 +43,7 @@ _Y = {
 
 class ChartError(TfperfError, ValueError):
     """A chart directive asks for something the data cannot give (named in the message).
-    (Still a ValueError, as it was before it joined the one root.)"""
+    Also a ValueError, so that a caller catching one catches it."""
 
 
 def _num(v: object) -> TypeGuard[int | float]:

@@ -10,11 +10,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
+from ..store.schema import schema_path
 from .embed import SvgCache
 from .html import Markup, admonition, element, h, hidden, join, link
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
-SCHEMA_URL = "data/schema_v2.json"
+SCHEMA_URL = f"data/{schema_path().name}"      # the store's schema, the version it writes
 SVG_URL = "assets/charts/"
 
 

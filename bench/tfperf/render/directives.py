@@ -52,7 +52,7 @@ INLINE_RE = re.compile(r"\{\{\s*tfperf\.(?P<call>.*?)\s*\}\}")
 
 class DirectiveError(TfperfError, ValueError):
     """A placeholder the hook cannot understand: an author's mistake, reported by line.
-    (Still a ValueError, as it was before it joined the one root.)"""
+    Also a ValueError, so that a caller catching one catches it."""
 
 
 @dataclass

@@ -39,7 +39,7 @@ class FaultRow:
 
 class FaultsError(TfperfError, ValueError):
     """A row whose test is missing, or a fault docstring without its three lines.
-    (Still a ValueError, as it was before it joined the one root.)"""
+    Also a ValueError, so that a caller catching one catches it."""
 
 
 def _fields(doc: str) -> dict[str, str] | None:

@@ -22,6 +22,7 @@ from ..analyse import (
     NOT_MEASURED,
     RULE,
     WORDS,
+    Claim,
     ClaimCheck,
     Finding,
     VersionCell,
@@ -37,7 +38,6 @@ from ..analyse import (
     speedup_rows,
     steady_text,
 )
-from ..topic_schema import Claim
 from .context import SVG_URL, Context, provenance
 from .directives import Directive
 from .embed import chart_html

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, cast
@@ -393,11 +393,3 @@ def records(doc: ResultsDoc, kind: str) -> Sequence[Mapping[str, object]]:
 
 def record_count(doc: ResultsDoc) -> dict[str, int]:
     return {k: len(records(doc, k)) for k in LIST_KEYS}
-
-
-def iter_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Files given on a command line; folders are searched for ``*.json``."""
-    out: list[Path] = []
-    for p in paths:
-        out += find_files(p)
-    return out

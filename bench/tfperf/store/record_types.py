@@ -107,7 +107,7 @@ class _KeyRequired(TypedDict):
 class Key(_KeyRequired, total=False):
     """What a result is a result of: it is stale when any of these changes."""
 
-    source_hash: str          # what the variant ran (tfperf.variant_source); when present it decides
+    source_hash: str          # what the variant ran (tfperf.cases.variant_source); when present it decides
                               # staleness, not snippet_hash (results from before it have none)
 
 

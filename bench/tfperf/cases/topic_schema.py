@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from .arrival import MAX_GAP_S, MAX_REQUESTS, Pattern, parse_id
-from .errors import CaseGridError
+from ..arrival import MAX_GAP_S, MAX_REQUESTS, Pattern, parse_id
+from ..errors import CaseGridError
 
 
 @dataclass(frozen=True)

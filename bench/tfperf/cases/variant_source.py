@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from copy import deepcopy
 from pathlib import Path
 
-from .errors import CaseGridError
+from ..errors import CaseGridError
 
 SCHEME = "variant-source-1"          # part of every hash: a new rule is a new hash
 OPAQUE = {"globals", "eval", "exec", "vars", "__import__", "importlib", "__name__"}   # and sys.modules

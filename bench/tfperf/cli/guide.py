@@ -1,4 +1,4 @@
-"""The render stage's subcommands: ``tfperf notebooks`` and ``tfperf answers``.
+"""The guide's own outputs: ``tfperf notebooks`` and ``tfperf answers``.
 
 ``notebooks`` writes each topic's notebook to ``docs/notebooks/<topic>.ipynb``, the copy the site's
 "Open in Colab" link opens (Colab reads notebooks from GitHub only, so they are committed),
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .notebooks import NOTEBOOKS_DIR, stale_notebooks, write_notebooks
+from ..render.notebooks import NOTEBOOKS_DIR, stale_notebooks, write_notebooks
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
@@ -39,7 +39,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 def cmd_answers(args: argparse.Namespace) -> int:
     from ..analyse import analyse
-    from .answers_text import report
+    from ..render.answers_text import report
 
     ds = analyse(Path(args.data) / "results", Path(args.snippets))
     for err in ds.errors:

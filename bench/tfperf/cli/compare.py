@@ -2,9 +2,8 @@
 with the published runners (analyse) and prints the comparison (render). It joins three
 stages, so it belongs to the CLI, over all of them, and to none of them.
 
-``add_parsers(subparsers)`` adds it to the main parser (``tfperf.cli`` calls it); the
-handler returns the exit status. The stages it runs are imported when the command runs,
-so that building the parser imports no more than ``tfperf.cli`` does.
+The stages it runs are imported when the command runs, so that building the parser imports
+no more than the other commands do.
 """
 
 from __future__ import annotations
@@ -15,8 +14,8 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import TfperfError
-from .measure.limits import MEMORY_SHARE, memory_limit
+from ..errors import TfperfError
+from .run import add_measure_options, run_options
 
 DEFAULT_LOCAL_DATA = "~/.cache/tfperf"
 
@@ -26,14 +25,9 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
     the run's exit status (128 + the signal that interrupted it, else 0)."""
     if args.results:
         return Path(args.results), 0
-    from .measure.orchestrate import RunOptions, run
+    from ..measure.orchestrate import run
 
-    options = RunOptions(profile=args.profile, topics=args.topic or None,
-                         data_root=Path(os.path.expanduser(args.data)), snippets_dir=Path(args.snippets),
-                         progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb))
-    if args.runner:
-        options.runner = args.runner
-    report = run(options)
+    report = run(run_options(args, Path(os.path.expanduser(args.data))))
     print(f"measured {report.ran} case(s) here ({report.failed} failed), {report.skipped} already measured "
           f"-> {report.path}", file=sys.stderr)
     if report.path is None or not report.path.exists():
@@ -42,8 +36,8 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .analyse import as_json, compare_files
-    from .render.versus_text import render
+    from ..analyse import as_json, compare_files
+    from ..render.versus_text import render
 
     path, run_status = _local_results(args)
     v = compare_files(path, args.published, args.snippets, only=args.against or (), topics_only=args.topic or ())
@@ -65,19 +59,13 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
                     "case, the ratio of this machine's median to each published runner's, whether it falls "
                     "inside their spread, and whether each page's claims and recommendations hold here.")
     p.add_argument("--results", metavar="FILE", help="compare this results file instead of measuring now")
-    p.add_argument("--profile", choices=("quick", "full"), default="quick", help="profile to measure (default quick)")
-    p.add_argument("--topic", action="append", help="only this topic (repeatable)")
-    p.add_argument("--runner", help="label for this machine's results (default: derived from the machine)")
-    p.add_argument("--data", default=DEFAULT_LOCAL_DATA,
-                   help=f"where this machine's results are kept between runs (default {DEFAULT_LOCAL_DATA}); "
-                        "a second compare re-uses them")
+    add_measure_options(p, profiles=("quick", "full"), profile_help="profile to measure (default quick)",
+                        runner_help="label for this machine's results (default: derived from the machine)",
+                        data=DEFAULT_LOCAL_DATA,
+                        data_help=f"where this machine's results are kept between runs (default {DEFAULT_LOCAL_DATA}); "
+                                  "a second compare re-uses them")
     p.add_argument("--published", default="data/results", help="the published results (default data/results)")
     p.add_argument("--against", action="append", metavar="RUNNER",
                    help="only this published runner label or RUNNER/PROFILE (repeatable)")
-    p.add_argument("--snippets", default="snippets")
-    p.add_argument("--memory-limit-mb", type=int, default=None,
-                   help=f"kill a worker above this resident memory (default: {MEMORY_SHARE * 100:.0f}%% of RAM; "
-                        "0: no limit)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=cmd_compare)

@@ -1,5 +1,4 @@
-"""The store's command-line subcommands: ``tfperf validate``, ``tfperf merge`` and
-``tfperf relabel``.
+"""The results files' commands: ``tfperf validate``, ``tfperf merge`` and ``tfperf relabel``.
 
 ``add_parsers(subparsers)`` adds them to the main parser; each sets ``handler`` to a function
 taking the parsed arguments and returning the exit status.
@@ -11,10 +10,10 @@ import argparse
 import sys
 
 from ..errors import ResultsFileError
-from .files import find_files, load, read, record_count, results_path, write_atomic
-from .intake import MergeReport, merge_into
-from .relabel import relabel
-from .versions import newer_warning
+from ..store import MergeReport, find_files, load, merge_into, read, results_path, write_atomic
+from ..store.files import record_count
+from ..store.relabel import relabel
+from ..store.versions import newer_warning
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .arrival import BACK_TO_BACK, Arrival, suffix
-from .budget import Budget
-from .store import ids
-from .store.record_types import ProcessSettings, Scalar
-from .store.schema import NAME_RULE, is_name
+from ..arrival import BACK_TO_BACK, Arrival, suffix
+from ..budget import Budget
+from ..store import ids
+from ..store.record_types import ProcessSettings, Scalar
+from ..store.schema import NAME_RULE, is_name
 from .topic import Topic, load_topic
 from .topic_schema import MAX_COUNT, require, shown
 
@@ -66,7 +66,7 @@ class Case:
     timeout_s: float
     budget: Budget
     snippet_hash: str                 # the whole snippet file's (results measured before source hashes)
-    source_hash: str                  # what the variant runs (variant_source.py): its results' staleness
+    source_hash: str                  # what the variant runs (:mod:`.variant_source`): its results' staleness
     aa: bool = False                  # the second measurement of an A/A noise pair
     arrival: Arrival = BACK_TO_BACK   # how its requests arrive (a scenario per pattern)
 
@@ -182,22 +182,17 @@ def _threads(val: Any, path: Path, where: str) -> int:
 
 
 def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
-    """All cases of a topic for a profile, in a stable order: per arrival pattern (back to
-    back first, as the profile lists them), per settings group, per parameter
-    combination, the reference variant first (the others are checked against it)."""
+    """All cases of a loaded topic (:func:`load`) for a profile, in a stable order: per
+    arrival pattern (back to back first, as the profile lists them), per settings group, per
+    parameter combination, the reference variant first (the others are checked against it)."""
     cores = cores or os.cpu_count() or 1
     prof = topic.profiles.get(profile)
     require(prof is not None, topic.path, f"profiles.{profile}", "profile not declared for this topic")
     assert prof is not None
     params, settings = prof.params, prof.settings
-    fields: dict[str, Any] = {**DEFAULT_BUDGETS[profile], **prof.budget}    # names and types checked on load
-    budget = Budget(**fields)
-    require(budget.min_samples <= budget.max_samples, topic.path, f"profiles.{profile}.budget",
-            f"min_samples ({budget.min_samples}) is above max_samples ({budget.max_samples})")
+    budget = _budget(topic, profile)
     variants = topic.variants
     only = prof.variants if prof.variants is not None else list(variants)
-    for v in only:
-        require(v in variants, topic.path, f"profiles.{profile}.variants", f"{v!r} is not a declared variant")
     order = [topic.reference] + [v for v in only if v != topic.reference]
     excludes = topic.exclude + prof.exclude
     pkeys = sorted(params)
@@ -222,20 +217,34 @@ def expand(topic: Topic, profile: str, cores: int | None = None) -> list[Case]:
                     budget=budget, snippet_hash=topic.snippet_hash, source_hash=topic.source_hashes[vname],
                     arrival=arrival,
                 ))
-    for c in cases:
-        for name in [*map(str, c.params.values()), *c.settings.values()]:
-            require(is_name(name), topic.path, "params", f"value {name!r} is not a valid name ({NAME_RULE})")
     return cases
 
 
+def _budget(topic: Topic, profile: str) -> Budget:
+    fields: dict[str, Any] = {**DEFAULT_BUDGETS[profile], **topic.profiles[profile].budget}  # names, types: on load
+    return Budget(**fields)
+
+
 def load(path: str | Path, cores: int | None = None) -> Topic:
-    """A topic YAML and its snippet read and checked (:func:`tfperf.topic.load_topic`), and
-    its case grid expanded in every profile it declares: a setting without a mapping, a
-    thread count that is not a number, a budget whose minimum is above its maximum or a
-    grid with no case fails here, naming the file and the key. ``tfperf run`` and the
-    analysis both load topics through this, so they accept exactly the same ones."""
+    """A topic YAML and its snippet read and checked completely: its keys and values
+    (:func:`.topic.load_topic`), then its grid in every profile it declares. A setting
+    without a mapping, a thread count that is not a number, a parameter value that is not a
+    name, a budget whose minimum is above its maximum or a grid with no case fails here,
+    naming the file and the key; :func:`expand` of a loaded topic does not fail. ``tfperf
+    run`` and the analysis both load topics through this, so they accept exactly the same ones."""
     topic = load_topic(path)
-    for profile in topic.profiles:
+    cores = cores or os.cpu_count() or 1
+    for profile, prof in topic.profiles.items():
+        budget = _budget(topic, profile)
+        require(budget.min_samples <= budget.max_samples, topic.path, f"profiles.{profile}.budget",
+                f"min_samples ({budget.min_samples}) is above max_samples ({budget.max_samples})")
+        for key, values in sorted(prof.settings.items()):
+            for value in _resolve_values(values, cores):
+                _process_for(topic, {key: str(value)}, cores)
+                require(is_name(str(value)), topic.path, "params", f"value {str(value)!r} is not a valid name ({NAME_RULE})")
+        for values in prof.params.values():
+            for value in values:
+                require(is_name(str(value)), topic.path, "params", f"value {str(value)!r} is not a valid name ({NAME_RULE})")
         require(bool(expand(topic, profile, cores)), topic.path, f"profiles.{profile}",
                 "the grid has no case (every case is excluded)")
     return topic

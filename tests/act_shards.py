@@ -1,13 +1,13 @@
 """The merge scenario of scripts/ci/act.sh: what two runners of the full profile upload.
 
-Usage: python shards.py REPO ARTIFACTS
+Usage: python tests/act_shards.py REPO ARTIFACTS
 
 REPO's main (and its origin's) gains data/results/act-box/full.json with cases 1-4 measured
 on 1 June at 1 ms (a runner's file as the last results pull request left it); ARTIFACTS gets
 results-gha-act-box-shard1of2 (cases 1-2) and ...-shard2of2 (cases 3-4), the same cases
 measured again on 8 June at 2 ms and case 5, new: so the merge adds records, the results
 pull request's report lists four cases slower, and the regression issue names them. The
-records are the test suite's (tests/store_records.py), valid against the schema."""
+records are the test suite's (tests/store_records.py, beside it), valid against the schema."""
 
 from __future__ import annotations
 
@@ -16,11 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
-
-from store_records import make_doc  # noqa: E402
-from test_ci_support import measured, write_doc  # noqa: E402
+from store_records import make_doc
+from test_ci_support import measured, write_doc
 
 RUNNER = "act-box"
 GIT = {"GIT_AUTHOR_NAME": "act", "GIT_AUTHOR_EMAIL": "act@localhost", "GIT_COMMITTER_NAME": "act",
@@ -51,7 +48,7 @@ def main(repo: Path, artifacts: Path) -> None:
         for d in (path.parent, path.parent.parent, path.parent.parent.parent):
             if d.is_dir() and not any(d.iterdir()):
                 d.rmdir()
-        print(f"shards.py: {dest.relative_to(artifacts)}: cases {', '.join(map(str, cases))}")
+        print(f"act_shards.py: {dest.relative_to(artifacts)}: cases {', '.join(map(str, cases))}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 :mod:`.topic_schema` says which keys exist and what the claims may name; this module
 reads the file, applies those checks and the ones on values (names, the default and
 reference variants, the settings sections), and builds the record that the measuring
-side (:mod:`.cases`, ``measure.orchestrate``) and the analysis (``analyse.dataset``)
+side (:mod:`.grid`, ``measure.orchestrate``) and the analysis (``analyse.dataset``)
 read. Nothing downstream reads the YAML: every mistake is reported here, with the file
 and the key path, before anything is measured or drawn.
 """
@@ -19,10 +19,10 @@ from typing import Any
 
 import yaml
 
-from .arrival import BACK_TO_BACK, Arrival, Pattern
-from .errors import CaseGridError, TfperfError
-from .store.regular import read_regular
-from .store.schema import NAME_RULE, PROFILES, is_name
+from ..arrival import BACK_TO_BACK, Arrival, Pattern
+from ..errors import CaseGridError, TfperfError
+from ..store.regular import read_regular
+from ..store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import (
     ARRIVAL_KEYS,
     LABEL_MAX,
@@ -71,7 +71,7 @@ class Topic:
     path: Path                            # the YAML file
     snippet: Path
     snippet_hash: str                     # the snippet file and the YAML's variants: results before source hashes
-    source_hashes: dict[str, str]         # variant -> what it runs (variant_source.py)
+    source_hashes: dict[str, str]         # variant -> what it runs (:mod:`.variant_source`)
     variants: dict[str, Variant]
     reference: str                        # the variant every output is checked against
     default: str                          # "the default way" users reach for
@@ -253,7 +253,7 @@ def load_topic(path: str | Path) -> Topic:
 
 
 def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
-    """One profile, its keys' types already checked (:data:`~tfperf.topic_schema.PROFILE`)."""
+    """One profile, its keys' types already checked (:data:`~tfperf.cases.topic_schema.PROFILE`)."""
     where = f"profiles.{name}"
     require(isinstance(body, dict), path, where, "must be a mapping")
     params = {str(k): v if isinstance(v, list) else [v] for k, v in (body.get("params") or {}).items()}
@@ -270,7 +270,7 @@ def _profile(body: Mapping[str, Any], path: Path, name: str) -> Profile:
 
 def _arrivals(items: list[Mapping[str, Any]] | None, path: Path, where: str) -> tuple[Arrival, ...]:
     """A profile's ``arrivals:``, each value already range-checked
-    (:data:`~tfperf.topic_schema.ARRIVAL`): each pattern with its own keys (idle needs
+    (:data:`~tfperf.cases.topic_schema.ARRIVAL`): each pattern with its own keys (idle needs
     ``gap_s``, poisson ``rate``; ``requests`` for both; back_to_back none), none twice.
     Absent: back to back alone, as every topic measured before patterns."""
     if items is None:

@@ -1,0 +1,35 @@
+"""The cases stage: a topic YAML (``snippets/<topic>.yaml``) read and checked into a
+:class:`Topic`, and its case grid.
+
+Read:   ``load(path)`` (the topic checked completely, its grid included), ``discover(folder)``
+Grid:   ``expand(topic, profile)`` -> ``Case``s, ``shard(cases, i, n)``
+Topic:  ``Topic``, ``read_yaml`` (a YAML file read within the size and depth limits)
+Rules:  ``Claim``, ``Control``, ``Question``, ``CategoryRule`` (what a topic declares),
+        ``where_holds``, ``control_applies`` (which parameters a claim or control covers)
+
+The modules: ``topic_schema`` (the keys a topic may use and what each value must be),
+``variant_source`` (what a variant runs, as a hash), ``topic`` (the YAML read into a
+:class:`Topic`), ``grid`` (its cases). The measuring budget (``tfperf.budget``) and the
+arrival patterns (``tfperf.arrival``) are the foundation's: the worker, which runs without
+YAML, and the store read them too.
+"""
+
+from .grid import Case, discover, expand, load, shard
+from .topic import Topic, read_yaml
+from .topic_schema import CategoryRule, Claim, Control, Question, control_applies, where_holds
+
+__all__ = [
+    "Case",
+    "CategoryRule",
+    "Claim",
+    "Control",
+    "Question",
+    "Topic",
+    "control_applies",
+    "discover",
+    "expand",
+    "load",
+    "read_yaml",
+    "shard",
+    "where_holds",
+]

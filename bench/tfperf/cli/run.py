@@ -1,0 +1,142 @@
+"""``tfperf run`` (measure the topics on this machine), ``tfperf venv`` (the venvs of other
+TensorFlow releases) and ``tfperf label`` (the runner label of this machine); and the
+options of the commands that measure this machine (``run``, ``compare``), defined once."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..measure.limits import MEMORY_SHARE, memory_limit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..measure.orchestrate import RunOptions
+
+
+def add_measure_options(p: argparse.ArgumentParser, *, profiles: Sequence[str], profile_help: str | None,
+                        runner_help: str, data: str, data_help: str) -> None:
+    """--profile, --topic, --runner, --data, --snippets, --memory-limit-mb, --no-progress."""
+    p.add_argument("--profile", choices=profiles, default="quick", help=profile_help)
+    p.add_argument("--topic", action="append", help="only this topic (repeatable)")
+    p.add_argument("--runner", help=runner_help)
+    p.add_argument("--data", default=data, help=data_help)
+    p.add_argument("--snippets", default="snippets")
+    p.add_argument("--memory-limit-mb", type=int, default=None,
+                   help=f"kill a worker above this resident memory (default {MEMORY_SHARE * 100:.0f}%% of RAM; 0: no limit)")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def run_options(args: argparse.Namespace, data_root: Path) -> RunOptions:
+    """The run the options of :func:`add_measure_options` ask for (the runner label as given)."""
+    from ..measure.orchestrate import RunOptions
+
+    options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=data_root,
+                         snippets_dir=Path(args.snippets), progress=not args.no_progress,
+                         memory_limit_mb=memory_limit(args.memory_limit_mb))
+    if args.runner:
+        options.runner = args.runner
+    return options
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard expects I/N, e.g. 1/4, not {text!r}") from None
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: I must be between 1 and N")
+    return i, n
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..measure import venvs
+    from ..measure.envinfo import expand_label
+    from ..measure.orchestrate import run
+
+    venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
+    options = run_options(args, Path(args.data))
+    options.force, options.retry_failed, options.shard = args.force, args.retry_failed, args.shard
+    options.description, options.contributed_by = args.runner_description, args.contributor
+    options.max_workers = args.max_workers
+    if venv is not None:
+        options.python, options.package_path = str(venv.python), venv.site_packages
+    if args.runner:
+        options.runner = expand_label(args.runner)
+    report = run(options)
+    verb = "interrupted after" if report.interrupted else "ran"
+    meanwhile = f" ({report.meanwhile} of them stored by another run meanwhile)" if report.meanwhile else ""
+    unavailable = f", {report.unavailable} not available in this TensorFlow" if report.unavailable else ""
+    print(f"{verb} {report.ran} case(s) ({report.failed} failed{unavailable}), skipped {report.skipped} already measured"
+          f"{meanwhile}, in {report.seconds:.1f} s -> {report.path}")
+    for n in report.noise:
+        print(f"  noise (A/A) {n['case_id']}: ratio {n['ratio']:.3f} [{n['ci_low']:.3f}, {n['ci_high']:.3f}]")
+    loaded = [s for s in report.scenarios if s.get("loaded")]
+    if loaded:
+        print(f"warning: {len(loaded)} of {len(report.scenarios)} scenario(s) were measured while the load average "
+              "was above the core count (flagged in the results file)", file=sys.stderr)
+    if report.interrupted:
+        print("run `tfperf run` again with the same options to resume; finished cases are kept", file=sys.stderr)
+    return report.exit_status
+
+
+def cmd_venv(args: argparse.Namespace) -> int:
+    from ..measure import venvs
+
+    for version in args.versions:
+        venv = venvs.interpreter(version, Path(args.venvs))
+        if venv is None:
+            print(f"TensorFlow {version}: the TensorFlow installed here, no venv needed")
+            continue
+        stamp = venv.stamp
+        missing = ", ".join(stamp.get("not_installed") or {}) or "none"
+        how = f"created in {stamp.get('seconds')} s" if venv.created else "ready (reused)"
+        print(f"TensorFlow {version}: {venv.python.parent.parent} {how}; runtimes not installed: {missing}")
+    return 0
+
+
+def cmd_label(args: argparse.Namespace) -> int:
+    from ..measure.envinfo import default_runner_label, expand_label
+
+    print(expand_label(args.label) if args.label else default_runner_label())
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ..measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
+    from ..store.schema import PROFILES
+
+    p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
+    add_measure_options(p, profiles=PROFILES, profile_help=None,
+                        runner_help="runner label; {cpu} in it becomes this machine's CPU class, e.g. amd-avx512 "
+                                    "(default: TFPERF_RUNNER, or derived from the machine: OS, architecture, cores, CPU)",
+                        data="data", data_help="data directory (results go to DATA/results/RUNNER/PROFILE.json)")
+    p.add_argument("--tf", metavar="VERSION",
+                   help="run the workers under this TensorFlow release (e.g. 2.15.1), in its venv under --venvs, "
+                        "created on first use; 'nightly': the newest tf-nightly, a development build shown apart "
+                        "from the releases; default: the TensorFlow installed here")
+    p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the --tf venvs are kept")
+    p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")
+    p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")
+    p.add_argument("--shard", type=_shard, help="run only shard I of N (for splitting across CI jobs)")
+    p.add_argument("--runner-description", metavar="TEXT",
+                   help="describe the machine for the Runners page (stored in the results file)")
+    p.add_argument("--contributor", metavar="NAME", help="who ran it (stored as runner.contributed_by)")
+    p.add_argument("--max-workers", type=int, default=None, metavar="N",
+                   help="live worker processes at once, one per settings group of a scenario "
+                        "(default: as many as fit in 60%% of memory at 1 GB each)")
+    p.set_defaults(handler=cmd_run)
+
+    v = sub.add_parser("venv", help="create (or check) the venvs that `tfperf run --tf VERSION` uses, without measuring")
+    v.add_argument("versions", nargs="+", metavar="VERSION", help="TensorFlow release, e.g. 2.15.1")
+    v.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the venvs are kept")
+    v.set_defaults(handler=cmd_venv)
+
+    la = sub.add_parser("label", help="print the runner label this machine's results go under: LABEL with {cpu} "
+                                      "replaced by its CPU class (e.g. gha-ubuntu24-x86_64-amd-avx512), or the "
+                                      "default label")
+    la.add_argument("label", nargs="?", help="a label as given to `tfperf run --runner`")
+    la.set_defaults(handler=cmd_label)
