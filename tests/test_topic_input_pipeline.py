@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 import yaml
+from tfperf.topic import load_topic
+
 from tfperf.analyse import analyse, question_answers
 from tfperf.analyse.origins import load_sources
 from tfperf.cases import expand
@@ -23,7 +25,6 @@ from tfperf.render.context import no_results
 from tfperf.render.directives import parse_inline
 from tfperf.render.inline import _share, render_inline
 from tfperf.render.site import Site
-from tfperf.topic import load_topic
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "input_pipeline.yaml"
@@ -166,6 +167,7 @@ def test_the_gate_passes_every_pipeline_and_fails_a_wrong_one(tmp_path: Path, mo
     so does a pipeline that shuffles the examples; one that augments every example alike,
     or drops an example for a repeated one, does not."""
     import tensorflow as tf
+
     from tfperf.measure.outputs import compare
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
