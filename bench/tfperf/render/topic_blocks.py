@@ -28,10 +28,6 @@ from .html import Markup, again, element, fold, h, join, rows_text, table
 from .numbers import percent, seconds, seconds_range, times
 
 
-def _scenario(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
-
-
 def _variants(ctx: Context, topic: str, *names: str) -> None:
     info = ctx.ds.topics.get(topic)
     for n in names:
@@ -94,7 +90,7 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
                     "small", f"noise floor ±{percent(floors[-1])}" if len(floors) == 1 else
                     f"noise floor ±{percent(floors[0])} to ±{percent(floors[-1])}")])
             rows.append(cells)
-        heads = ["settings", *[_scenario(col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
+        heads = ["settings", *[ds.params_words(topic, col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
                                for c in cols]]
         ms = [m for s in items for m in (s.measurement, s.baseline) if m is not None]
         out.append(fold(f"Runner {runner}: speedup over {base_txt}, {rows_text(len(rows), 'settings group')}",
@@ -281,7 +277,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
             rng = ("–" if be.calls is None and be.calls_best is None else
                    f"{_calls(be.calls_best)} to {_calls(be.calls_worst)}")
             label = element("strong", be.label) if be.calls is not None else element("span", "never", class_="tfperf-tag tfperf-fails")
-            rows.append([*([settings_id(be.settings)] if show_settings else []), _scenario(be.params),
+            rows.append([*([ds.settings_words(topic, be.settings)] if show_settings else []), ds.params_words(topic, be.params),
                          f"{seconds(be.first_base)} → {seconds(be.first_cand)}",
                          f"{seconds(be.median_base / div)} → {seconds(be.median_cand / div)}", label, rng, stale_mark(ms)])
         t = table([*(["settings"] if show_settings else []), "parameters",
@@ -313,7 +309,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
     by_runner: dict[str, list[Any]] = defaultdict(list)
     for m, v in views:
         by_runner[m.runner].append((m, v))
-    out = [_variant_key(ds, topic, [v for v in order if any(m.variant == v for m, _v in views)])]
+    out: list[Markup] = []
     windows: set[int] = set()
     for runner, items in sorted(by_runner.items()):
         items.sort(key=lambda mv: (mv[0].settings_id, _param_key(mv[0].params, porder),
@@ -328,9 +324,9 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                        if v.first_mean_outside_ci else "inside")
             scen = (m.settings_id, m.params_id)
             first = scen != last              # a scenario's later rows repeat it as cards need it
-            rows.append([*([m.settings_id if first else again(m.settings_id)] if show_settings else []),
-                         _scenario(m.params) if first else again(_scenario(m.params)),
-                         element("code", m.variant, title=ds.label(topic, m.variant)),
+            sets, pars = ds.settings_words(topic, m.settings), ds.params_words(topic, m.params)
+            rows.append([*([sets if first else again(sets)] if show_settings else []),
+                         pars if first else again(pars), ds.label(topic, m.variant),
                          seconds(v.first_mean / div), seconds_range(v.window_low / div, v.window_high / div),
                          f"{seconds(v.median / div)} ({seconds_range(v.ci_low / div, v.ci_high / div)})",
                          percent((v.window_high - v.window_low) / v.median), outside, stale_mark([m])])
@@ -341,7 +337,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                         f"{rows_text(len({(m.settings_id, m.params_id) for m, _v in items}), 'scenario')}",
                         join([t, provenance(ctx, [m for m, _v in items])]), len(rows)))
     outside_n = sum(1 for _m, v in views if v.first_mean_outside_ci)
-    out.insert(1, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
+    out.insert(0, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
                          "lies outside the 95% confidence interval of the median of all samples.</p>"))
     more = sorted(w for w in windows if w > runs)
     foot = (f" Where the harness timed several calls per sample, a window is a whole number of samples: "
