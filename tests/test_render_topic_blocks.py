@@ -88,7 +88,7 @@ def test_tables_name_settings_by_their_labels(ds) -> None:  # type: ignore[no-un
 
 def test_metrics_table(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     html = _render(ds, "metrics fixture_steps fields=load_s,convert_s,file_bytes columns=model")
-    assert "123 kB" in html and "65.5 kB" in html and "500 ms" in html and "per step, model=small" in html
+    assert "123 kB" in html and "65.5 kB" in html and "500 ms" in html and "per step, small" in html
     assert "reference" in html and "within tolerance" in html
     after = _render(_changed(tmp_path, "fit", 3.0), "metrics fixture_steps fields=load_s,convert_s,file_bytes columns=model")
     assert after != html and "1.5 s" in after          # convert_s of fit tripled

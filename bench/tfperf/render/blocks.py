@@ -231,9 +231,9 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
             details.append(fold(
                 f"{cr.claim.get('text', cr.id)} Every scenario: the speedup of {a.candidate} over {a.baseline} "
                 f"in {rows_text(len(scen_rows), 'scenario')}",
-                table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within", "finding",
-                       "could detect", "note", STALE_HEAD], scen_rows), len(scen_rows), "tfperf-claim-detail",
-                open_=False))
+                ctx.fetched(table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within",
+                                   "finding", "could detect", "note", STALE_HEAD], scen_rows), "the table"),
+                len(scen_rows), "tfperf-claim-detail", open_=False))
     t = table(["claim", "today, per runner", STALE_HEAD], rows)
     ms = [m for cr in claims for ch in cr.checks for m in ch.scenario.variants.values()]
     return Markup(legend() + t + "".join(details) + provenance(ctx, ms))

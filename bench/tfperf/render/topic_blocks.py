@@ -214,11 +214,11 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             else:
                 check = "not checked"
             rows.append([*cells, check])
-        heads = ["variant", *[f"per {unit}, {col}={cv}" if col else f"per {unit}" for cv in colvals],
+        heads = ["variant", *[f"per {unit}, {ds.params_words(topic, {col: cv})}" if col else f"per {unit}" for cv in colvals],
                  *[_metric_title(f) for f in fields], "output"]
         what = ", ".join(x for x in (sid if sid != "default" else "", rest if rest != "-" else "") if x)
         out.append(fold(f"Runner {runner}{' — ' + what if what else ''}: {rows_text(len(rows), 'variant')}",
-                        join([table(heads, rows), provenance(ctx, gms)]), len(rows)))
+                        join([ctx.fetched(table(heads, rows), "the table"), provenance(ctx, gms)]), len(rows)))
     note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(_metric_title(f) for f in fields))}: "
                   f"as reported by each case's setup ({h(', '.join(fields))} in the results files; a range where "
                   "the cases of one variant differ).</small></p>")
@@ -285,7 +285,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
                    join([f"median per {unit}: ", element("code", baseline), " → ", element("code", candidate)]),
                    join([element("code", candidate), " pays off"]), "range (95% CIs)", STALE_HEAD], rows)
         out.append(fold(f"Runner {runner}: {rows_text(len(rows), 'scenario')}",
-                        join([t, provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
+                        join([ctx.fetched(t, "the table"), provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
     per_call = info.per_call if info else None
     per = (f" One call is {h(per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
            "the break-even counts calls." if per_call and unit != "call" else "")
@@ -335,7 +335,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                    f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", STALE_HEAD], rows)
         out.append(fold(f"Runner {runner}: {rows_text(len(rows))} in "
                         f"{rows_text(len({(m.settings_id, m.params_id) for m, _v in items}), 'scenario')}",
-                        join([t, provenance(ctx, [m for m, _v in items])]), len(rows)))
+                        join([ctx.fetched(t, "the table"), provenance(ctx, [m for m, _v in items])]), len(rows)))
     outside_n = sum(1 for _m, v in views if v.first_mean_outside_ci)
     out.insert(0, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
                          "lies outside the 95% confidence interval of the median of all samples.</p>"))
