@@ -52,6 +52,16 @@ var tfperf = {};
       if (!part) { throw new Error("no part in " + src); }
       var frag = document.createDocumentFragment();
       while (part.firstChild) { frag.appendChild(document.adoptNode(part.firstChild)); }
+      // a table as Material wraps the page's own (its scroll box; tfperf.css keeps a first
+      // column in view within it)
+      frag.querySelectorAll("table:not([class])").forEach(function (t) {
+        var wrap = document.createElement("div"), inner = document.createElement("div");
+        wrap.className = "md-typeset__scrollwrap";
+        inner.className = "md-typeset__table";
+        t.parentNode.insertBefore(wrap, t);
+        wrap.appendChild(inner);
+        inner.appendChild(t);
+      });
       box.textContent = "";
       box.appendChild(frag);
       box.removeAttribute("style");
