@@ -90,6 +90,8 @@ def test_metrics_table(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
     html = _render(ds, "metrics fixture_steps fields=load_s,convert_s,file_bytes columns=model")
     assert "123 kB" in html and "65.5 kB" in html and "500 ms" in html and "per step, small" in html
     assert "reference" in html and "within tolerance" in html
+    summaries = re.findall(r"<summary>(.*?)</summary>", html)
+    assert any("steps 2" in x for x in summaries) and not any("steps=" in x for x in summaries), summaries
     after = _render(_changed(tmp_path, "fit", 3.0), "metrics fixture_steps fields=load_s,convert_s,file_bytes columns=model")
     assert after != html and "1.5 s" in after          # convert_s of fit tripled
     with pytest.raises(DirectiveError):

@@ -216,7 +216,10 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             rows.append([*cells, check])
         heads = ["variant", *[f"per {unit}, {ds.params_words(topic, {col: cv})}" if col else f"per {unit}" for cv in colvals],
                  *[_metric_title(f) for f in fields], "output"]
-        what = ", ".join(x for x in (sid if sid != "default" else "", rest if rest != "-" else "") if x)
+        m0 = gms[0]          # the group's settings and other parameters, in the charts' words
+        others = {k: v for k, v in m0.params.items() if k != col}
+        what = ", ".join(x for x in (ds.settings_words(topic, m0.settings) if sid != "default" else "",
+                                     ds.params_words(topic, others) if rest != "-" else "") if x and x != "–")
         out.append(fold(f"Runner {runner}{' — ' + what if what else ''}: {rows_text(len(rows), 'variant')}",
                         join([ctx.fetched(table(heads, rows), "the table"), provenance(ctx, gms)]), len(rows)))
     note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(_metric_title(f) for f in fields))}: "
