@@ -1,6 +1,6 @@
 """Lighthouse on the built site, served with compression as GitHub Pages serves it.
 
-    python scripts/lighthouse.py [SITE] [--page PATH ...] [--runs N] [--out DIR]
+    python scripts/lighthouse.py [SITE] [--page PATH ...] [--runs N] [--form mobile|desktop] [--out DIR]
 
 Serves SITE (the output of ``mkdocs build``, default ``site``) on 127.0.0.1 with gzip for
 text types (``Content-Encoding: gzip`` and ``Cache-Control: max-age=600``, as GitHub
@@ -224,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--page", action="append", help="a page to audit, e.g. topics/xla_jit/ (repeatable; "
                    "default: home and the longest topic page)")
     p.add_argument("--runs", type=int, default=1, help="runs per page and form factor; the median is kept")
+    p.add_argument("--form", choices=list(FORMS), action="append",
+                   help="a form factor to run (repeatable; default: both)")
     p.add_argument("--out", type=Path, default=ROOT / "test-artifacts" / "lighthouse")
     args = p.parse_args(argv)
     if not (args.site / "index.html").is_file():
@@ -240,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     try:
         for page in pages:
-            for form in FORMS:
+            for form in args.form or list(FORMS):
                 name = (page.strip("/").replace("/", "_") or "home") + f"-{form}"
                 reports = [run(cli, base + page, form, args.out / f"{name}-{i}.json") for i in range(args.runs)]
                 best = median_run(reports)

@@ -76,7 +76,8 @@ class _Stated(HTMLParser):
 
 
 def _pages(site: Path) -> list[Path]:
-    return [p for p in sorted(site.rglob("index.html")) if not p.relative_to(site).parts[0] in ("assets", "search")]
+    """Every page, and the long parts it fetches (render/fragments.py: the home table's cells)."""
+    return [p for p in sorted(site.rglob("*.html")) if not p.relative_to(site).parts[0] in ("assets", "search")]
 
 
 def _parse(site: Path) -> _Stated:

@@ -118,6 +118,35 @@ def test_no_generated_table_has_an_empty_header(analysis, block: str) -> None:  
         assert all(len(r) == len(t["heads"]) or len(r) == 1 for r in t["rows"]), (block, t["heads"])
 
 
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+_SEPARATOR = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _markdown_heads(text: str) -> list[tuple[int, list[str]]]:
+    """Each hand-written (pipe) table's header cells and its line, outside code fences."""
+    lines, fenced, out = text.splitlines(), False, []
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and "|" in line and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1].strip()):
+            cells = line.strip().removeprefix("|").removesuffix("|").split("|")
+            out.append((i + 1, [c.strip() for c in cells]))
+    return out
+
+
+def test_markdown_heads_finds_an_empty_header() -> None:
+    text = "| | 2019 |\n|---|---|\n| a | b |\n```\n| | x |\n|---|---|\n```\n| p | q |\n|:--|--:|\n"
+    assert _markdown_heads(text) == [(1, ["", "2019"]), (8, ["p", "q"])]
+
+
+def test_no_hand_written_table_in_docs_has_an_empty_header() -> None:
+    pages = sorted(DOCS.rglob("*.md"))
+    assert len(pages) > 5
+    empty = [f"{p.relative_to(DOCS)}:{line}: {heads}" for p in pages
+             for line, heads in _markdown_heads(p.read_text(encoding="utf-8")) if not all(heads)]
+    assert not empty, empty
+
+
 def test_the_findings_table_names_its_topic_on_every_row_and_marks_the_claim(analysis) -> None:  # type: ignore[no-untyped-def]
     html = _render(analysis, "findings")
     (t,) = _tables(html)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -69,12 +70,28 @@ def test_default_missing_by_design_is_not_a_failure(ds) -> None:  # type: ignore
     html = _render(ds, "recommendations fixture_steps")
     assert "default not measured in this setting" in html
     assert "default failed" not in html
+    # scenario and settings in reader words, as the charts name them, not as ids
+    assert "small, steps 2" in html and "model=small" not in html and "steps=2" not in html
+
+
+def test_tables_name_settings_by_their_labels(ds) -> None:  # type: ignore[no-untyped-def]
+    """A settings column reads the YAML's ``settings_labels`` words, as the charts' do."""
+    info = ds.topics[T]
+    ds.topics[T] = replace(info, settings_labels={"eager": {"on": "eager on", "off": "eager off"}})
+    try:
+        for block in ("recommendations fixture_steps", "tenrun fixture_steps"):
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", _render(ds, block))
+            assert "eager on" in cells and "eager off" in cells and not any("eager=" in c for c in cells), block
+    finally:
+        ds.topics[T] = info
 
 
 def test_metrics_table(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     html = _render(ds, "metrics fixture_steps fields=load_s,convert_s,file_bytes columns=model")
-    assert "123 kB" in html and "65.5 kB" in html and "500 ms" in html and "per step, model=small" in html
+    assert "123 kB" in html and "65.5 kB" in html and "500 ms" in html and "per step, small" in html
     assert "reference" in html and "within tolerance" in html
+    summaries = re.findall(r"<summary>(.*?)</summary>", html)
+    assert any("steps 2" in x for x in summaries) and not any("steps=" in x for x in summaries), summaries
     after = _render(_changed(tmp_path, "fit", 3.0), "metrics fixture_steps fields=load_s,convert_s,file_bytes columns=model")
     assert after != html and "1.5 s" in after          # convert_s of fit tripled
     with pytest.raises(DirectiveError):
@@ -126,6 +143,10 @@ def test_tenrun_table(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-de
     assert f"<strong>{n_out} of {len(views)}</strong> cases" in html
     n_rows = len(re.findall(r"<tr>", html)) - 1
     assert n_rows == len(views)
+    # each row names its variant by its display name, never by its id; scenarios in words
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", html)
+    assert "jit_compile step" in cells and "xla" not in cells and "<code>xla</code>" not in html
+    assert "small, steps 2" in html and "model=small" not in html
     after = _render(_changed(tmp_path, "graph", 2.0), "tenrun fixture_steps")
     assert after != html
 

@@ -262,6 +262,25 @@ def test_charts_are_drawn_as_they_near_the_screen(server: str, browser) -> None:
     page.close()
 
 
+def test_long_parts_are_fetched_as_they_near_the_screen(built_site: Path, server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """A topic page's long parts (every scenario's table, long code) are files of their own
+    (render/fragments.py): on load only those near the screen are fetched, each is a link a
+    reader without JavaScript can open, and tfperfDrawAll() fetches every one."""
+    page = browser.new_page(viewport={"width": 400, "height": 800})
+    page.goto(server + "topics/serving_formats/", wait_until="networkidle")
+    page.wait_for_timeout(500)
+    srcs = page.evaluate("() => [...document.querySelectorAll('[data-tfperf-src]')].map(b => b.dataset.tfperfSrc)")
+    loaded = page.locator("[data-tfperf-loaded]").count()
+    assert len(srcs) >= 5 and loaded < len(srcs) / 2, (loaded, srcs)
+    assert all((built_site / "topics" / "serving_formats" / s).is_file() for s in srcs), srcs
+    assert page.locator(f'[data-tfperf-src] a[href="{srcs[-1]}"]').count() == 1
+    page.evaluate(DRAW_ALL)
+    assert page.locator("[data-tfperf-src]:not([data-tfperf-loaded])").count() == 0
+    assert page.locator("[data-tfperf-loaded] table").count() >= 3
+    assert page.locator("[data-tfperf-loaded] pre").count() >= 1
+    page.close()
+
+
 def test_chart_text_uses_display_names(built_site: Path, server: str, browser) -> None:  # type: ignore[no-untyped-def]
     """What a drawn chart shows in words (legend entries, axis and panel titles, the choices
     above it, its name for a screen reader) uses display names: no variant id, setting

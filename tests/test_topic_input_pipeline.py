@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 import yaml
-from tfperf.topic import load_topic
 
 from tfperf.analyse import analyse, question_answers
 from tfperf.analyse.origins import load_sources
 from tfperf.cases import expand
+from tfperf.cases.topic import load_topic
 from tfperf.render.context import no_results
 from tfperf.render.directives import parse_inline
 from tfperf.render.inline import _share, render_inline

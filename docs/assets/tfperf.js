@@ -3,7 +3,7 @@
 // for seconds before the page answered a tap. tfperf.whenNear(el, fn) runs fn(el) once, when
 // el is within 600 px of the screen (at once where IntersectionObserver is missing);
 // tfperf.whenShown waits also for el to be shown (a fold opened); tfperfDrawAll() runs
-// everything still waiting and shown (printing, tests).
+// everything still waiting and shown (printing, tests), after fetching every long part.
 var tfperf = {};
 (function () {
   "use strict";
@@ -34,7 +34,56 @@ var tfperf = {};
       if (el.getClientRects().length) { fn(el); } else { tfperf.whenNear(el, again); }
     });
   };
-  window.tfperfDrawAll = function () { Array.from(waiting.keys()).forEach(run); };
+  // What prepares a part of the page (charts, tables, boxes): run on the page now and on each
+  // long part fetched later (render/fragments.py), in the order registered.
+  var setups = [];
+  tfperf.onContent = function (fn) { setups.push(fn); fn(document); };
+  // A long part is a link to a file of its own, fetched into the link's place when it nears
+  // the screen or its fold opens; without JavaScript, the link opens it.
+  var loads = new Map();
+  function load(box) {
+    if (loads.has(box)) { return loads.get(box); }
+    var src = box.getAttribute("data-tfperf-src");
+    var p = fetch(new URL(src, document.baseURI)).then(function (r) {
+      if (!r.ok) { throw new Error(r.status + " " + r.statusText); }
+      return r.text();
+    }).then(function (text) {
+      var part = new DOMParser().parseFromString(text, "text/html").querySelector("[data-tfperf-part]");
+      if (!part) { throw new Error("no part in " + src); }
+      var frag = document.createDocumentFragment();
+      while (part.firstChild) { frag.appendChild(document.adoptNode(part.firstChild)); }
+      // a table as Material wraps the page's own (its scroll box; tfperf.css keeps a first
+      // column in view within it)
+      frag.querySelectorAll("table:not([class])").forEach(function (t) {
+        var wrap = document.createElement("div"), inner = document.createElement("div");
+        wrap.className = "md-typeset__scrollwrap";
+        inner.className = "md-typeset__table";
+        t.parentNode.insertBefore(wrap, t);
+        wrap.appendChild(inner);
+        inner.appendChild(t);
+      });
+      box.textContent = "";
+      box.appendChild(frag);
+      box.removeAttribute("style");
+      box.setAttribute("data-tfperf-loaded", "");
+      setups.forEach(function (fn) { fn(box); });
+    }).catch(function (err) {
+      console.error("tfperf: could not fetch " + src + ": " + err.message);
+    });
+    loads.set(box, p);
+    return p;
+  }
+  tfperf.onContent(function (root) {
+    root.querySelectorAll("[data-tfperf-src]").forEach(function (box) { tfperf.whenShown(box, load); });
+  });
+  // every part fetched, then everything still waiting prepared (a promise: tests wait for it)
+  window.tfperfDrawAll = function () {
+    var boxes = Array.from(document.querySelectorAll("[data-tfperf-src]:not([data-tfperf-loaded])"));
+    return Promise.all(boxes.map(load)).then(function () {
+      if (document.querySelector("[data-tfperf-src]:not([data-tfperf-loaded])")) { return window.tfperfDrawAll(); }
+      Array.from(waiting.keys()).forEach(run);
+    });
+  };
   window.addEventListener("beforeprint", window.tfperfDrawAll);
 })();
 
@@ -134,7 +183,9 @@ var tfperf = {};
       console.error("tfperf chart " + el.id + ": " + err);
     });
   }
-  document.querySelectorAll("[data-tfperf-chart]").forEach(function (el) { tfperf.whenNear(el, draw); });
+  tfperf.onContent(function (root) {
+    root.querySelectorAll("[data-tfperf-chart]").forEach(function (el) { tfperf.whenNear(el, draw); });
+  });
 })();
 
 // Tables. A name written without spaces in a cell ("eager=on,keras=2", "function_no_jit",
@@ -185,13 +236,14 @@ var tfperf = {};
     });
     table.setAttribute("data-tfperf-cards", "");
   }
-  document.querySelectorAll(".md-typeset table").forEach(function (table) {
-    tfperf.whenShown(table, function () { breakable(table); cards(table); });
+  var phone = window.matchMedia && window.matchMedia("(max-width: 44.984375em)").matches;
+  tfperf.onContent(function (root) {
+    root.querySelectorAll(".md-typeset table").forEach(function (table) {
+      tfperf.whenShown(table, function () { breakable(table); cards(table); });
+    });
+    // a long table (render/html.py fold) starts folded on a phone: its summary says what it holds
+    if (phone) { root.querySelectorAll("details[data-tfperf-fold][open]").forEach(function (d) { d.open = false; }); }
   });
-  // a long table (render/html.py fold) starts folded on a phone: its summary says what it holds
-  if (window.matchMedia && window.matchMedia("(max-width: 44.984375em)").matches) {
-    document.querySelectorAll("details[data-tfperf-fold][open]").forEach(function (d) { d.open = false; });
-  }
 })();
 
 // A cell's whole finding (its title) on a tap, a click or the keyboard's focus, not on hover
@@ -304,7 +356,9 @@ var tfperf = {};
     });
   }
   // (a box in a closed <details> comes near the screen when the <details> opens)
-  document.querySelectorAll("[data-tfperf-details]").forEach(function (box) { tfperf.whenShown(box, ready); });
+  tfperf.onContent(function (root) {
+    root.querySelectorAll("[data-tfperf-details]").forEach(function (box) { tfperf.whenShown(box, ready); });
+  });
 })();
 
 // A region that scrolls sideways (a long code line, a wide table's box) takes the keyboard's
@@ -312,12 +366,14 @@ var tfperf = {};
 (function () {
   "use strict";
   // (measured when it nears the screen: a width read on load would lay out the whole page)
-  document.querySelectorAll(".md-typeset pre, .md-typeset pre > code, .tfperf-table-wrap, .md-typeset__scrollwrap")
-    .forEach(function (el) {
-      tfperf.whenShown(el, function () {
-        if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
+  tfperf.onContent(function (root) {
+    root.querySelectorAll(".md-typeset pre, .md-typeset pre > code, .tfperf-table-wrap, .md-typeset__scrollwrap")
+      .forEach(function (el) {
+        tfperf.whenShown(el, function () {
+          if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
+        });
       });
-    });
+  });
 })();
 
 // Material's search box is a dialog: it is named as such (WCAG 4.1.2).

@@ -275,6 +275,15 @@ class Dataset:
         info = self.topics.get(topic)
         return info.setting_label(name, value) if info else f"{name}={value}"
 
+    def params_words(self, topic: str, params: Mapping[str, object]) -> str:
+        """A scenario's parameters in reader words, as its charts name them ("mlp, batch 1")."""
+        info = self.topics.get(topic)
+        return ", ".join(info.value_label(k, v) if info else f"{k} {v}" for k, v in params.items()) or "–"
+
+    def settings_words(self, topic: str, settings: Mapping[str, object]) -> str:
+        """A scenario's settings in reader words, as its charts name them ("eager on, Keras 2")."""
+        return ", ".join(self.setting_label(topic, k, v) for k, v in sorted(settings.items())) or "–"
+
     def unit(self, topic: str) -> str:
         """What one timed quantity is: "call", or the YAML's ``per_call.unit`` (e.g. "step")."""
         info = self.topics.get(topic)

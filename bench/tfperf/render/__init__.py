@@ -3,6 +3,7 @@
 * ``html``       – escaping (every data string), tables, number formats;
 * ``charts``     – Vega-Lite specs of a topic's results;
 * ``embed``      – a chart as HTML (vega-embed + SVG fallback, cached);
+* ``fragments``  – a page's long parts in files of their own, fetched as the reader nears them;
 * ``directives`` – the placeholders pages carry; ``blocks``/``inline`` render them;
 * ``failures``   – the Data page's list of failed results (every topic, with or without a page);
 * ``notebooks``  – a topic's snippet as a notebook (jupytext);

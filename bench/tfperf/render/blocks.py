@@ -27,7 +27,6 @@ from ..analyse import (
     hardware_name,
     headline_findings,
     release_key,
-    settings_id,
 )
 from .advice_block import block_dothis
 from .answers_block import ANSWER_BLOCKS
@@ -137,10 +136,6 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
                   + "</figcaption></figure>")
 
 
-def _scenario_text(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
-
-
 def block_recommendations(d: Directive, ctx: Context) -> Markup:
     topic = str(d.topic)
     ds = ctx.ds
@@ -181,7 +176,7 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                     verdict = badge(r.finding)
             excluded = join([join([ds.label(topic, v), ": ", why])
                              for v, why in sorted(r.excluded.items())], "; ") if r.excluded else "–"
-            rows.append([*([settings_id(sc.settings)] if show_settings else []), _scenario_text(sc.params),
+            rows.append([*([ds.settings_words(topic, sc.settings)] if show_settings else []), ds.params_words(topic, sc.params),
                          sp, verdict, best, excluded, stale_mark(sc.variants.values())])
         t = table([*(["settings"] if show_settings else []), "parameters",
                    f"speedup over {ds.label(topic, recs[0].default)}", "finding", "fastest correct variant",
@@ -223,7 +218,7 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
         rows.append([_claim_cell(cr.claim.get("text", cr.id), cr.expect, changed=cr.id in flips),
                      join(per_runner, Markup("<br>")),
                      stale_mark(m for ch in cr.checks for m in ch.scenario.variants.values())])
-        scen_rows = [[ch.scenario.runner, settings_id(ch.scenario.settings), _scenario_text(ch.scenario.params),
+        scen_rows = [[ch.scenario.runner, ds.settings_words(topic, ch.scenario.settings), ds.params_words(topic, ch.scenario.params),
                       times_ci(ch.ratio.point, ch.ratio.low, ch.ratio.high) if ch.ratio else "–",
                       f"±{percent(ch.margin)}" if ch.margin is not None else "–",
                       no_result_tag(bool(ch.failed), ch.wrong_output) or badge(ch.finding),
@@ -232,9 +227,9 @@ def block_claims(d: Directive, ctx: Context) -> Markup:
             details.append(fold(
                 f"{cr.claim.get('text', cr.id)} Every scenario: the speedup of {a.candidate} over {a.baseline} "
                 f"in {rows_text(len(scen_rows), 'scenario')}",
-                table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within", "finding",
-                       "could detect", "note", STALE_HEAD], scen_rows), len(scen_rows), "tfperf-claim-detail",
-                open_=False))
+                ctx.fetched(table(["runner", "settings", "parameters", "speedup (95% CI)", "the same within",
+                                   "finding", "could detect", "note", STALE_HEAD], scen_rows), "the table"),
+                len(scen_rows), "tfperf-claim-detail", open_=False))
     t = table(["claim", "today, per runner", STALE_HEAD], rows)
     ms = [m for cr in claims for ch in cr.checks for m in ch.scenario.variants.values()]
     return Markup(legend() + t + "".join(details) + provenance(ctx, ms))
@@ -294,7 +289,7 @@ def block_breakdown(d: Directive, ctx: Context) -> Markup:
                       + f", measured {h(str(env.get('time', ''))[:10])}</p>")
         out.append(Markup(
             f'<details class="tfperf-breakdown" open><summary>{h(ctx.ds.label(topic, str(b.get("variant"))))} — '
-            f"{h(_scenario_text(b.get('params') or {}))}, {h(settings_id(b.get('settings') or {}))}, "
+            f"{h(ctx.ds.params_words(topic, b.get('params') or {}))}, {h(ctx.ds.settings_words(topic, b.get('settings') or {}))}, "
             f"runner {h(runner)} ({h(calls)} calls, {h(b.get('tool', 'profiler'))})</summary>"
             + table(["where the time goes", "per call", "share"], cats)
             + table(["function (inclusive)", "per call"], funcs) + prov + "</details>"))

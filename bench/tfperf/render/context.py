@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
 from ..store.schema import schema_path
 from .embed import SvgCache
+from .fragments import fetch_placeholder
 from .html import Markup, admonition, element, h, hidden, join, link
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
@@ -32,10 +33,19 @@ class Context:
     counter: list[int] = field(default_factory=lambda: [0])
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
     findings: dict[str, str] = field(default_factory=dict)    # topic -> its main finding in charts' words (chart_words)
+    # A long part's HTML by file name, written next to the page and fetched when needed
+    # (render/fragments.py); None keeps every part in the page.
+    fragments: dict[str, str] | None = None
 
     def next_id(self, kind: str) -> str:
         self.counter[0] += 1
         return f"tfperf-{kind}-{self.counter[0]}"
+
+    def fetched(self, body: Markup, what: str) -> Markup:
+        """``body`` in the page, or, when it is long (:data:`fragments.FETCH_ELEMENTS`), a
+        link to it in a file of its own that the page fetches when the part nears the screen
+        or its fold opens (docs/assets/tfperf.js); ``what`` names it ("the table")."""
+        return fetch_placeholder(self.fragments, body, what)
 
 
 def badge(word: Finding | Verdict | None, extra: str = "") -> Markup:

@@ -41,6 +41,8 @@ from .colab import Colab, colab_config
 from .context import DATA_URL, SCHEMA_URL, SVG_URL, Context
 from .directives import BLOCK_RE, INLINE_RE, DirectiveError, parse_block, parse_inline
 from .embed import SvgCache
+from .fragments import fetch_code
+from .fragments import write_all as write_parts
 from .html import Markup, admonition, h, link
 from .inline import render_inline
 from .local_blocks import runners_section, topic_section
@@ -71,6 +73,8 @@ class Site:
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
         self.colab_topics: set[str] = set()            # topics whose committed notebook is the page's
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
+        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/fragments.py)
+        self.urls: dict[str, str] = {}                 # page src -> page url
         self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
         self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
 
@@ -100,6 +104,8 @@ class Site:
             log.info("tfperf: skipped local data: %s", e)
         self.svgs.produced.clear()
         self.slots.clear()
+        self.parts.clear()
+        self.urls.clear()
         failed = set(self.ds.topic_errors.values())
         for err in self.ds.errors:
             if err not in failed:
@@ -162,7 +168,9 @@ class Site:
         assert self.ds is not None
         colab = {t: self.colab.url(t) for t in sorted(self.colab_topics)} if self.colab is not None else {}
         ctx = Context(self.ds, prefix=_prefix(url), svgs=self.svgs, notebooks=self.notebooks, colab=colab,
-                      topic_pages=self.topic_pages, topic_order=self.topic_order, sources=self.sources)
+                      topic_pages=self.topic_pages, topic_order=self.topic_order, sources=self.sources,
+                      fragments=self.parts.setdefault(url, {}))
+        self.urls[src_uri] = url
         slots: dict[int, Markup] = {}
         self.slots[src_uri] = slots
         shown_errors = "tfperf:errors" in markdown
@@ -247,6 +255,8 @@ class Site:
         slots = self.slots.get(src_uri, {})
         out = TOKEN_RE.sub(lambda m: str(slots.get(int(m.group(1)), m.group(0))), html)
         out = self._colab_link(out, src_uri)
+        if src_uri.endswith(".md") and src_uri in self.urls:
+            out = fetch_code(out, self.parts.get(self.urls[src_uri]))
         if self.is_fixture and slots:
             out = str(admonition("warning", "Fixture data",
                                  "This build reads synthetic fixture data (runner labels starting with "
@@ -283,6 +293,7 @@ class Site:
         (site_dir / SCHEMA_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(schema_path(), site_dir / SCHEMA_URL)
         self.svgs.write_all(site_dir / SVG_URL)
+        write_parts({url: parts for url, parts in self.parts.items() if parts}, site_dir)
         for topic in self.notebooks:
             src = self.gen_dir / "notebooks" / f"{topic}.ipynb"
             dest = site_dir / "notebooks" / f"{topic}.ipynb"

@@ -31,10 +31,6 @@ from .html import Markup, again, element, fold, h, join, rows_text, table
 from .numbers import percent, seconds, seconds_range, times
 
 
-def _scenario(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items()) or "–"
-
-
 def _variants(ctx: Context, topic: str, *names: str) -> None:
     info = ctx.ds.topics.get(topic)
     for n in names:
@@ -97,7 +93,7 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
                     "small", f"noise floor ±{percent(floors[-1])}" if len(floors) == 1 else
                     f"noise floor ±{percent(floors[0])} to ±{percent(floors[-1])}")])
             rows.append(cells)
-        heads = ["settings", *[_scenario(col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
+        heads = ["settings", *[ds.params_words(topic, col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
                                for c in cols]]
         ms = [m for s in items for m in (s.measurement, s.baseline) if m is not None]
         out.append(fold(f"Runner {runner}: speedup over {base_txt}, {rows_text(len(rows), 'settings group')}",
@@ -221,11 +217,14 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
             else:
                 check = "not checked"
             rows.append([*cells, check])
-        heads = ["variant", *[f"per {unit}, {col}={cv}" if col else f"per {unit}" for cv in colvals],
+        heads = ["variant", *[f"per {unit}, {ds.params_words(topic, {col: cv})}" if col else f"per {unit}" for cv in colvals],
                  *[_metric_title(f) for f in fields], "output"]
-        what = ", ".join(x for x in (sid if sid != "default" else "", rest if rest != "-" else "") if x)
+        m0 = gms[0]          # the group's settings and other parameters, in the charts' words
+        others = {k: v for k, v in m0.params.items() if k != col}
+        what = ", ".join(x for x in (ds.settings_words(topic, m0.settings) if sid != "default" else "",
+                                     ds.params_words(topic, others) if rest != "-" else "") if x and x != "–")
         out.append(fold(f"Runner {runner}{' — ' + what if what else ''}: {rows_text(len(rows), 'variant')}",
-                        join([table(heads, rows), provenance(ctx, gms)]), len(rows)))
+                        join([ctx.fetched(table(heads, rows), "the table"), provenance(ctx, gms)]), len(rows)))
     note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(_metric_title(f) for f in fields))}: "
                   f"as reported by each case's setup ({h(', '.join(fields))} in the results files; a range where "
                   "the cases of one variant differ).</small></p>")
@@ -284,7 +283,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
             rng = ("–" if be.calls is None and be.calls_best is None else
                    f"{_calls(be.calls_best)} to {_calls(be.calls_worst)}")
             label = element("strong", be.label) if be.calls is not None else element("span", "never", class_="tfperf-tag tfperf-fails")
-            rows.append([*([settings_id(be.settings)] if show_settings else []), _scenario(be.params),
+            rows.append([*([ds.settings_words(topic, be.settings)] if show_settings else []), ds.params_words(topic, be.params),
                          f"{seconds(be.first_base)} → {seconds(be.first_cand)}",
                          f"{seconds(be.median_base / div)} → {seconds(be.median_cand / div)}", label, rng, stale_mark(ms)])
         t = table([*(["settings"] if show_settings else []), "parameters",
@@ -292,7 +291,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
                    join([f"median per {unit}: ", element("code", baseline), " → ", element("code", candidate)]),
                    join([element("code", candidate), " pays off"]), "range (95% CIs)", STALE_HEAD], rows)
         out.append(fold(f"Runner {runner}: {rows_text(len(rows), 'scenario')}",
-                        join([t, provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
+                        join([ctx.fetched(t, "the table"), provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
     per_call = info.per_call if info else None
     per = (f" One call is {h(per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
            "the break-even counts calls." if per_call and unit != "call" else "")
@@ -316,7 +315,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
     by_runner: dict[str, list[Any]] = defaultdict(list)
     for m, v in views:
         by_runner[m.runner].append((m, v))
-    out = [_variant_key(ds, topic, [v for v in order if any(m.variant == v for m, _v in views)])]
+    out: list[Markup] = []
     windows: set[int] = set()
     for runner, items in sorted(by_runner.items()):
         items.sort(key=lambda mv: (mv[0].settings_id, _param_key(mv[0].params, porder),
@@ -331,9 +330,9 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                        if v.first_mean_outside_ci else "inside")
             scen = (m.settings_id, m.params_id)
             first = scen != last              # a scenario's later rows repeat it as cards need it
-            rows.append([*([m.settings_id if first else again(m.settings_id)] if show_settings else []),
-                         _scenario(m.params) if first else again(_scenario(m.params)),
-                         element("code", m.variant, title=ds.label(topic, m.variant)),
+            sets, pars = ds.settings_words(topic, m.settings), ds.params_words(topic, m.params)
+            rows.append([*([sets if first else again(sets)] if show_settings else []),
+                         pars if first else again(pars), ds.label(topic, m.variant),
                          seconds(v.first_mean / div), seconds_range(v.window_low / div, v.window_high / div),
                          f"{seconds(v.median / div)} ({seconds_range(v.ci_low / div, v.ci_high / div)})",
                          percent((v.window_high - v.window_low) / v.median), outside, stale_mark([m])])
@@ -342,9 +341,9 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
                    f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", STALE_HEAD], rows)
         out.append(fold(f"Runner {runner}: {rows_text(len(rows))} in "
                         f"{rows_text(len({(m.settings_id, m.params_id) for m, _v in items}), 'scenario')}",
-                        join([t, provenance(ctx, [m for m, _v in items])]), len(rows)))
+                        join([ctx.fetched(t, "the table"), provenance(ctx, [m for m, _v in items])]), len(rows)))
     outside_n = sum(1 for _m, v in views if v.first_mean_outside_ci)
-    out.insert(1, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
+    out.insert(0, Markup(f"<p>In <strong>{outside_n} of {len(views)}</strong> cases the single {runs}-call mean "
                          "lies outside the 95% confidence interval of the median of all samples.</p>"))
     more = sorted(w for w in windows if w > runs)
     foot = (f" Where the harness timed several calls per sample, a window is a whole number of samples: "

@@ -286,11 +286,12 @@ def _scenario_details(ctx: Context, strips: list[VersionStrip], labels: dict[str
             rows += 1
     key = " · ".join(f"{WORDS[f].symbol} {WORDS[f].text}" for f in (Finding.FASTER, Finding.SLOWER, Finding.SAME,
                                                                     Finding.UNCLEAR))
+    box = ctx.fetched(Markup('<div class="tfperf-details-box" data-tfperf-details>'
+                             '<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions tfperf-scenarios">'
+                             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>"),
+                      "the table")
     return Markup(f'<details class="tfperf-claim-detail"><summary>Every scenario in every release: the finding and '
-                  f"speedup of {rows} scenario{'s' if rows != 1 else ''}</summary>"
-                  '<div class="tfperf-details-box" data-tfperf-details>'
-                  '<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions tfperf-scenarios">'
-                  f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>"
+                  f"speedup of {rows} scenario{'s' if rows != 1 else ''}</summary>{box}"
                   f'<p class="tfperf-strip-key">{h(key)} · –: not measured. Each cell: the finding, and the speedup '
                   f"of the claim's candidate over its baseline; {h(DETAIL_HINT)}</p></details>")
 
@@ -366,9 +367,10 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
     intro += (f"{len(changed)} finding{'s' if len(changed) != 1 else ''} changed (listed under the table)."
               if changed else "No finding changed across the releases measured.")
     out: list[str] = [Markup(f"<p>{h(intro)}</p>"),
-                      Markup('<div class="tfperf-details-box" data-tfperf-details>'
-                             '<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
-                             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>"),
+                      ctx.fetched(Markup('<div class="tfperf-details-box" data-tfperf-details>'
+                                         '<div class="tfperf-table-wrap tfperf-table tfperf-nocards tfperf-versions">'
+                                         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
+                                         "</table></div></div>"), "the table of claims by release"),
                       Markup(f'<p class="tfperf-strip-key">{h(KEY)}. {h(DETAIL_HINT[0].upper() + DETAIL_HINT[1:])}.</p>')]
     if changed:
         items = []
