@@ -248,7 +248,7 @@ def test_settings_table_order_follows_the_yaml(ds) -> None:  # type: ignore[no-u
     assert rows == ["onednn=1,threads=default", "onednn=1,threads=1", "onednn=1,threads=2",
                     "onednn=1,threads=4", "onednn=1,threads=omp1"]
     heads = re.findall(r"<th>([^<]*)</th>", runner_a)
-    assert heads[1:] == ["batch=1, model=mlp", "batch=64, model=mlp"]
+    assert heads[1:] == ["batch 1, mlp", "batch 64, mlp"]
 
 
 def test_a_failed_control_makes_the_scenarios_settings_claims_unclear(tmp_path: Path) -> None:

@@ -150,7 +150,7 @@ def test_the_rounds_tighten_every_published_pair_once() -> None:
     from tfperf.measure.orchestrate import Task, claim_pairs, default_pairs, published_pairs
 
     topic = load_topic(ROOT / "snippets" / "predict_vs_call.yaml")
-    cases = [c for c in expand(topic, "full", cores=2) if c.params_id == expand(topic, "full", cores=2)[0].params_id]
+    cases = [c for c in expand(topic, "full", cores=2) if c.scenario_id == expand(topic, "full", cores=2)[0].scenario_id]
     tasks = [Task(c.case_id, "case", c, {}, {}) for c in cases]
     defaults = default_pairs(topic, tasks)
     groups = {t.case.settings_id for t in tasks}

@@ -207,7 +207,7 @@ def test_the_page_tables_never_rank_the_wrong_format(wrong_fastest: Path) -> Non
         "metrics serving_formats fields=load_s,convert_s,file_bytes columns=batch"), ctx))
     onnx_row = next(r for r in metrics.split("<tr>") if f"<td>{onnx}</td>" in r)
     assert "outside tolerance (max abs diff 0.37)" in onnx_row
-    assert "400 kB" in metrics and "per call, batch=1" in metrics
+    assert "400 kB" in metrics and "per call, batch 1" in metrics
 
 
 # -- with TensorFlow ----------------------------------------------------------------------
