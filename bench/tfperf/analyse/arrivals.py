@@ -108,7 +108,9 @@ class PatternTable:
 
     @property
     def scenarios(self) -> int:
-        return len({(r.measurement.settings_id, r.measurement.params_id) for r in self.rows})
+        """Parameter combinations, as the answers count scenarios: the settings groups of a
+        scenario (processes measured side by side) are rows of it, not scenarios of their own."""
+        return len({r.measurement.params_id for r in self.rows})
 
 
 def _pooled(m: Measurement) -> list[float]:
