@@ -16,7 +16,7 @@ import pytest
 from advise_fixture import RUNNER, build
 
 from tfperf.analyse import Dataset, Finding, analyse
-from tfperf.cli_advise import published
+from tfperf.cli.advise import published
 from tfperf.render.advise_beside import PLAIN
 from tfperf.render.advise_html import page, vendored_scripts
 from tfperf.render.advise_text import Context, as_json, report

@@ -6,7 +6,7 @@ one line; so is Ctrl-C (SIGINT), at any moment.
   ``run`` and ``compare`` share;
 * :mod:`.results`: ``validate``, ``merge``, ``relabel`` (the results files);
 * :mod:`.compare`: ``compare`` (this machine against the published runners);
-* ``tfperf.cli_advise``: ``advise`` (the guide's questions on the reader's own model);
+* :mod:`.advise`: ``advise`` (the guide's questions on the reader's own model);
 * :mod:`.guide`: ``notebooks``, ``answers`` (the guide's own outputs).
 
 This module imports only the standard library and :mod:`tfperf.errors` when it is
@@ -31,12 +31,11 @@ INTERRUPTED = 130             # what a shell reports for a process that SIGINT e
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from .. import cli_advise
-    from . import compare, guide, results, run
+    from . import advise, compare, guide, results, run
 
     parser = argparse.ArgumentParser(prog="tfperf", description="Measure, store, analyse and render TensorFlow performance claims.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for commands in (run, results, compare, cli_advise, guide):
+    for commands in (run, results, compare, advise, guide):
         commands.add_parsers(sub)
     return parser
 

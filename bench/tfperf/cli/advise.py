@@ -19,12 +19,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import TfperfError
+from ..errors import TfperfError
 
 if TYPE_CHECKING:
-    from .analyse import Dataset
-    from .render.advise_beside import Published
-    from .render.advise_text import Context
+    from ..analyse import Dataset
+    from ..render.advise_beside import Published
+    from ..render.advise_text import Context
 
 DEFAULT_OUT = "~/.cache/tfperf/advise"
 DEFAULT_BUDGET_S = 120.0
@@ -45,28 +45,28 @@ def _positive(kind: type[int | float], name: str) -> Callable[[str], float]:
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
-    from .measure.advise.model_file import check_dtype, check_model_path, parse_shape
+    from ..measure.advise.model_file import check_dtype, check_model_path, parse_shape
 
     model = check_model_path(args.model)                 # one line, no TensorFlow, before anything else
     shape = parse_shape(args.input_shape) if args.input_shape is not None else None
     dtype = check_dtype(args.dtype) if args.dtype is not None else None
     batches = sorted({1, int(args.batch)})
-    from .measure.advise.probe import probe
-    from .measure.envinfo import default_runner_label, expand_label
-    from .measure.limits import memory_limit
+    from ..measure.advise.probe import probe
+    from ..measure.envinfo import default_runner_label, expand_label
+    from ..measure.limits import memory_limit
 
     print(f"loading {args.model} in a fresh process to read its input ...", file=sys.stderr)
     spec = probe(model, shape, dtype, batches)
     print(f"{args.model}: {spec.describe()}", file=sys.stderr)
     out = Path(os.path.expanduser(args.out)) / f"{model.name}-{model.fingerprint[:8]}" if args.out == DEFAULT_OUT \
         else Path(os.path.expanduser(args.out))
-    from .measure.advise.session import measure
+    from ..measure.advise.session import measure
 
     runner = expand_label(args.runner) if args.runner else default_runner_label()
     session = measure(spec, out, batches, float(args.budget), runner, only=args.topic or (),
                       progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb))
-    from .analyse import analyse
-    from .render.advise_text import Context, as_json, report
+    from ..analyse import analyse
+    from ..render.advise_text import Context, as_json, report
 
     ds = analyse(session.results_root, session.topics_dir)
     for err in ds.errors:
@@ -99,8 +99,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
 def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, snippets: str) -> Published:
     """The guide's answers on the published runner whose label is this machine's, or why
     there are none (no such runner, no published results where they were looked for)."""
-    from .analyse import analyse
-    from .render.advise_beside import GUIDE_TOPICS, beside, none_matches
+    from ..analyse import analyse
+    from ..render.advise_beside import GUIDE_TOPICS, beside, none_matches
 
     root = Path(results)
     labels = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -120,7 +120,7 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
 
 
 def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
-    from .render.advise_html import page, vendored_scripts
+    from ..render.advise_html import page, vendored_scripts
 
     try:
         scripts: list[str] | None = vendored_scripts()
@@ -132,8 +132,8 @@ def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from .measure.advise.model_file import DTYPES
-    from .measure.limits import MEMORY_SHARE
+    from ..measure.advise.model_file import DTYPES
+    from ..measure.limits import MEMORY_SHARE
 
     p = subparsers.add_parser(
         "advise", help="measure the guide's questions on your own saved model",
