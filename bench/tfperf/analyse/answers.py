@@ -30,7 +30,6 @@ from .effects import (
     Summary,
     Verdict,
     brief_text,
-    expectation_text,
     phrase,
     range_text,
     ratio_text,
@@ -124,11 +123,6 @@ class ClaimAnswer:
             return f"{head}: {self.runners[0].text}"
         return f"{head}: " + "; ".join(f"{r.short}: {r.text}" for r in self.runners)
 
-    def verdict_sentence(self, r: RunnerAnswer) -> str:
-        """"The source said faster; does not hold: ..." in words."""
-        if self.expect is None or r.verdict is None:
-            return f"{self.sentence(r)}."
-        return f"The source said {expectation_text(self.expect)}; {r.verdict}: {self.sentence(r)}."
 
 
 def _releases(cr: ClaimResult, runner: str) -> str:
