@@ -7,6 +7,7 @@ page's current results, and names a finding it changes "changes in the next rele
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_venvs import FakeCommands
@@ -129,3 +130,57 @@ def test_a_nightly_is_never_current_and_is_the_versions_tables_last_column() -> 
     assert "<th scope=\"col\">nightly of 2026-11-25 (development build)</th>" in html
     n = len([v for v in strips[0].versions if not is_development(v)])
     assert f"across {n} TensorFlow releases" in html and "never counted among the releases" in html
+
+
+def _dist(site: Path, name: str, version: str) -> None:
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def test_a_nightly_venv_records_its_tensorflow_and_keras_versions(tmp_path: Path) -> None:
+    """tf-nightly, keras-nightly and tf-keras-nightly are distributions of their own: a
+    run under a nightly recorded TensorFlow and Keras as None until they were looked for."""
+    from tfperf.measure.envinfo import keras_version_for, package_versions
+
+    _dist(tmp_path, "tf-nightly", "2.23.0.dev20261026")
+    _dist(tmp_path, "keras-nightly", "3.16.0.dev2026102704")
+    _dist(tmp_path, "tf-keras-nightly", "2.23.0.dev2026102618")
+    vs = package_versions([str(tmp_path)])
+    assert vs["tensorflow"] == "2.23.0.dev20261026" and is_development(vs["tensorflow"])
+    assert keras_version_for({"keras": "2"}, vs) == "2.23.0.dev2026102618"
+    assert keras_version_for({"keras": "3"}, vs) == "3.16.0.dev2026102704"
+
+
+def test_versions_a_run_did_not_record_are_filled_with_every_reference_kept() -> None:
+    from tfperf import store
+    from tfperf.measure.envinfo import keras_version_for
+    from tfperf.store import ids
+    from tfperf.store.relabel import declared, fill_versions, rewrite
+
+    def unrecorded_env(_: str, env: dict[str, Any]) -> None:     # as the nightly run wrote them
+        env["versions"] = {**env["versions"], "tensorflow": None, "keras": None, "keras3": None, "tf_keras": None}
+
+    def unrecorded_key(_: str | None, key: dict[str, Any]) -> None:
+        key["tensorflow"] = key["keras"] = None
+
+    doc = rewrite(store.load(Path(__file__).parent / "fixtures" / "results" / "valid.json"),
+                  unrecorded_env, unrecorded_key)
+    chosen = set(doc["environments"])
+    vs = {"tensorflow": "2.23.0.dev20261026", "keras3": "3.16.0.dev2026102704", "tf_keras": "2.23.0.dev2026102618"}
+    new = fill_versions(doc, chosen, vs, keras_version_for)
+    assert len(new["results"]) == len(doc["results"])
+    for r in new["results"]:
+        if r["env_id"] is None:
+            continue
+        assert r["env_id"] in new["environments"]
+        assert r["key"]["tensorflow"] == "2.23.0.dev20261026"
+        assert r["key"]["keras"] == keras_version_for(declared(r["key"]), vs)
+        assert r["key_hash"] == ids.key_hash(r["key"])
+    before = {r["key_hash"]: r["case_id"] for r in doc["results"]}
+    after = {r["case_id"]: r["key_hash"] for r in new["results"]}
+    for old_n, new_n in zip(doc["noise"], new["noise"]):      # a pair follows its result's new hash
+        if old_n["key_hash"] in before:
+            assert new_n["key_hash"] == after[before[old_n["key_hash"]]]
+    with pytest.raises(Exception, match="no environment"):
+        fill_versions(doc, {"0000000000000000"}, vs, keras_version_for)

@@ -145,8 +145,11 @@ def package_versions(path: list[str] | None = None) -> dict[str, str | None]:
     def v(dist: str) -> str | None:
         return _version(dist, path)
 
-    tf = v("tensorflow") or v("tensorflow-cpu") or v("tensorflow-macos")
-    return {"tensorflow": tf, "keras3": v("keras"), "tf_keras": v("tf-keras"),
+    # A development build's distributions are named apart: tf-nightly (with keras-nightly and
+    # tf-keras-nightly beside it); missing them recorded a nightly run with no versions.
+    tf = v("tensorflow") or v("tensorflow-cpu") or v("tensorflow-macos") or v("tf-nightly") or v("tf-nightly-cpu")
+    return {"tensorflow": tf, "keras3": v("keras") or v("keras-nightly"),
+            "tf_keras": v("tf-keras") or v("tf-keras-nightly"),
             "numpy": v("numpy"), "ai_edge_litert": v("ai-edge-litert"),
             "onnxruntime": v("onnxruntime"), "tf2onnx": v("tf2onnx")}
 
