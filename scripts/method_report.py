@@ -37,7 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 from tfperf.analyse import Dataset, Finding, Measurement, analyse
 from tfperf.analyse.controls import controls_for
 from tfperf.analyse.controls import index as control_index
-from tfperf.analyse.select import current
 from tfperf.arrival import words
 
 
@@ -55,16 +54,20 @@ def _half(point: float, lo: float, hi: float) -> float:
     return (hi - lo) / 2 / point
 
 
-def aa_pairs(doc_noise: list[dict[str, Any]], ms: dict[str, Measurement]) -> tuple[list[str], bool]:
+def aa_pairs(doc_noise: list[dict[str, Any]],
+             ms: dict[tuple[str, str | None], Measurement]) -> tuple[list[str], bool]:
+    """The A/A pairs' ratios and CI widths; a pair is matched with its case's measurement in
+    the same environment, so a history file names the release of each pair."""
     lines, ok = [], True
     rows = []
     for n in doc_noise:
         if not n.get("interleave") or n.get("arrival"):          # the patterns: arrival_patterns
             continue
-        m = ms.get(n["case_id"])
+        m = ms.get((n["case_id"], n.get("env_id")))
         median = m.median if m else None
         half = (n["ci_high"] - n["ci_low"]) / 2 / n["ratio"]
-        rows.append((n["case_id"], median, n["ratio"], half))
+        name = f"{n['case_id']} (TF {m.tensorflow})" if m else n["case_id"]
+        rows.append((name, median, n["ratio"], half))
     big = [r for r in rows if r[1] is not None and r[1] >= 1e-3]
     bad = [r for r in big if abs(r[2] - 1) > 0.05 or r[3] > 0.05]
     ok = not bad and bool(big)
@@ -242,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     path = store.results_path(args.data, args.runner, args.profile)
     doc = store.load(path)
     ds = _restrict(analyse(Path(args.data) / "results", args.snippets), args.runner, args.profile)
-    ms = {m.case_id: m for m in current(ds.measurements)}
+    ms = {(m.case_id, m.env_id): m for m in ds.measurements}
     ok = True
     print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(doc['results'])} results, "
           f"{len(doc['scenarios'])} scenarios")
