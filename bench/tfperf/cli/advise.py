@@ -76,6 +76,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
                   results=str(session.results) if session.results and session.results.exists() else "",
                   extra={"input": {"name": spec.input_name, "shape": list(spec.shape), "dtype": spec.dtype},
                          "batches": batches, "budget_s": float(args.budget), "seconds": round(session.seconds, 1),
+                         "probe_seconds": {"import": round(spec.import_s, 2), "load": round(spec.load_s, 2),
+                                           "first_call": {b: round(v, 3) for b, v in spec.call_s.items()}},
                          "topic_seconds": {t: {"estimated": round(session.estimates.get(t, 0.0), 1),
                                                "took": round(s, 1)} for t, s in session.took.items()},
                          "runner": runner},
