@@ -2,7 +2,8 @@
 # Vendor the chart libraries the site embeds, at pinned versions, from the npm registry.
 #
 # The site must make no request outside itself, so vega, vega-lite and vega-embed are
-# committed under docs/assets/vendor/ with their licences. The versions match what the
+# committed under bench/tfperf/render/vendor/ with their licences (package data: the site serves
+# them from assets/vendor/, `tfperf advise` inlines them). The versions match what the
 # Python side renders with (altair's Vega-Lite schema and vl-convert's Vega); bump them
 # together. Run from the repository root: scripts/vendor_js.sh
 set -euo pipefail
@@ -13,7 +14,7 @@ VEGA_EMBED=7.0.2
 AXE=4.14.1          # axe-core, for the browser test's accessibility check (tests/vendor/, not the site)
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="$root/docs/assets/vendor"
+dest="$root/bench/tfperf/render/vendor"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

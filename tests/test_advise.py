@@ -5,6 +5,7 @@ the session, and the command end to end with the probe faked and the fake worker
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -20,11 +21,12 @@ import pytest
 
 from tfperf import cli
 from tfperf.cases import expand, load
+from tfperf.cli.advise import DEFAULT_BUDGET_S
 from tfperf.measure.advise import probe as probe_mod
 from tfperf.measure.advise import session as session_mod
 from tfperf.measure.advise.model_file import AdviseError, ModelFile, check_dtype, check_model_path, parse_shape
 from tfperf.measure.advise.probe import ModelSpec, answer
-from tfperf.measure.advise.topics import ROUNDS_SHARE, generate
+from tfperf.measure.advise.topics import CASE_IMPORTS, ROUNDS_SHARE, generate
 from tfperf.measure.orchestrate import Report, RunOptions
 
 TESTS = Path(__file__).resolve().parent
@@ -225,7 +227,7 @@ def test_a_later_topic_that_fits_is_still_measured(tmp_path: Path) -> None:
     assert seen == ["advise_predict", "advise_xla", "advise_serving", "advise_threads"] and not s.skipped
 
 
-def test_the_cost_estimate_counts_workers_setups_conversions_and_rounds(tmp_path: Path) -> None:
+def test_the_cost_estimate_counts_cases_setups_conversions_and_rounds(tmp_path: Path) -> None:
     small = ModelSpec(ModelFile(tmp_path / "m.keras", "keras", "f" * 16), "x", (8,), "float32", ((1, 2),),
                       load_s=0.5, call_s={"1": 0.2, "32": 0.1}, import_s=4.0)
     big = ModelSpec(small.model, "x", (8,), "float32", ((1, 2),), load_s=5.0, call_s={"1": 2.0}, import_s=4.0)
@@ -234,8 +236,16 @@ def test_the_cost_estimate_counts_workers_setups_conversions_and_rounds(tmp_path
     assert (serving.converts, serving.groups, threads.groups, threads.converts) == (4, 1, 3, 0)
     for t in topics.values():
         assert t.estimate_s(big, 2) > t.estimate_s(small, 2) > t.rounds_s > 0
+    # A slower TensorFlow import costs CASE_IMPORTS of it for every case and scenario, but
+    # not for a case whose setup converts the model: its conversion is its cost.
+    slow = dataclasses.replace(small, import_s=14.0)
+    for t in (serving, threads):
+        assert t.estimate_s(slow, 2) - t.estimate_s(small, 2) == pytest.approx(
+            2 * (t.cases - t.converts) * CASE_IMPORTS * 10.0)
+    assert (serving.cases, threads.cases) == (5, 3)
     # The default budget is about what a small model's four topics are estimated to take.
-    assert sum(t.estimate_s(small, 2) for t in topics.values()) == pytest.approx(120.0, rel=0.25)
+    default = generate(small, tmp_path / "d", [1, 32], DEFAULT_BUDGET_S, runtimes=("tflite", "onnx"))
+    assert sum(t.estimate_s(small, 2) for t in default) == pytest.approx(DEFAULT_BUDGET_S, rel=0.2)
 
 
 def test_the_progress_across_topics_is_a_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:

@@ -13,13 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 from advise_fixture import RUNNER, build
 
 from tfperf.analyse import Dataset, Finding, analyse
 from tfperf.cli.advise import published
+from tfperf.errors import TfperfError
 from tfperf.render.advise_beside import PLAIN
-from tfperf.render.advise_html import page, vendored_scripts
+from tfperf.render.advise_html import NO_CHARTS, page
 from tfperf.render.advise_text import Context, as_json, report
+from tfperf.render.vendor_js import LIBS, VENDOR, vendor_files, vendored_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["advise_predict", "advise_xla", "advise_serving", "advise_threads"]
@@ -112,6 +115,26 @@ def test_the_page_holds_the_answers_failures_machine_and_charts(ds: Dataset, ctx
     assert "<noscript>" not in html
     no_charts = page(ds, ctx, RUNNER, None)
     assert "data-tfperf-chart" not in no_charts and "<script>" not in no_charts
+    assert no_charts.count(NO_CHARTS) == 1 and NO_CHARTS not in html       # said once, never silently dropped
+
+
+def test_unreadable_chart_libraries_are_one_line_naming_the_file(tmp_path: Path) -> None:
+    with pytest.raises(TfperfError) as err:
+        vendored_scripts(tmp_path)
+    assert str(err.value) == (f"{tmp_path / LIBS[0]}: the chart library cannot be read (No such file or directory); "
+                              "the page is written without charts")
+
+
+def test_the_chart_libraries_ship_in_the_package_data() -> None:
+    # An installed copy has what pyproject's package-data names, not the repository: every
+    # vendored file, the libraries first, must match one of its patterns under bench/tfperf.
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    pkg = ROOT / "bench" / "tfperf"
+    shipped = {p for pattern in data["tfperf"] for p in pkg.glob(pattern) if p.is_file()}
+    files = [path for _, path in vendor_files()]
+    assert all((VENDOR / lib) in files for lib in LIBS) and "vendor" in VENDOR.parts[-1]
+    assert VENDOR.is_relative_to(pkg) and not set(files) - shipped
+    assert len(vendored_scripts()) == len(LIBS)
 
 
 @pytest.mark.browser

@@ -93,7 +93,8 @@ var tfperf = {};
 // its rows, when shared with other charts of the page, in <script id="tfperf-rows-<id>">.
 (function () {
   "use strict";
-  // The vendored libraries (scripts/vendor_js.sh writes these folders), in load order.
+  // The vendored libraries (scripts/vendor_js.sh writes these folders into the package; the
+  // site hook serves them under assets/vendor/), in load order.
   var LIBS = ["vendor/vega-6.2.0/vega.min.js", "vendor/vega-lite-6.4.1/vega-lite.min.js",
               "vendor/vega-embed-7.0.2/vega-embed.min.js"];
   var here = (document.currentScript && document.currentScript.src || "").replace(/[^/]*$/, "");

@@ -76,6 +76,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
                   results=str(session.results) if session.results and session.results.exists() else "",
                   extra={"input": {"name": spec.input_name, "shape": list(spec.shape), "dtype": spec.dtype},
                          "batches": batches, "budget_s": float(args.budget), "seconds": round(session.seconds, 1),
+                         "probe_seconds": {"import": round(spec.import_s, 2), "load": round(spec.load_s, 2),
+                                           "first_call": {b: round(v, 3) for b, v in spec.call_s.items()}},
+                         "topic_seconds": {t: {"estimated": round(session.estimates.get(t, 0.0), 1),
+                                               "took": round(s, 1)} for t, s in session.took.items()},
                          "runner": runner},
                   published=published(ds, [t.name for t in session.topics], runner, args.published, args.snippets),
                   skipped=session.skipped)
@@ -120,7 +124,8 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
 
 
 def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
-    from ..render.advise_html import page, vendored_scripts
+    from ..render.advise_html import page
+    from ..render.vendor_js import vendored_scripts
 
     try:
         scripts: list[str] | None = vendored_scripts()

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ..analyse import RULE, ChartRow, Dataset, question_answers
-from ..errors import TfperfError
 from .advise_text import Context, do_this_lines, failure_lines, first_call_lines
 from .chart_words import chart_alt, runner_names, settings_alt
 from .charts import ChartError, chart_specs
@@ -24,9 +22,9 @@ from .context import Context as PageContext
 from .embed import SvgCache, chart_html
 from .html import Markup, element, h, join, table
 
-# The vendored chart libraries (scripts/vendor_js.sh writes them), in load order, under docs/assets/vendor.
-LIBS = ("vega-6.2.0/vega.min.js", "vega-lite-6.4.1/vega-lite.min.js", "vega-embed-7.0.2/vega-embed.min.js")
-VENDOR = Path(__file__).resolve().parents[3] / "docs" / "assets" / "vendor"
+# What the page says in place of its charts when the chart libraries cannot be read.
+NO_CHARTS = ("No charts: this copy of tfperf has no chart libraries (Vega, Vega-Lite, vega-embed); "
+             "reinstall tfperf to get them. The answers below are complete.")
 
 STYLE = """
 body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff;margin:0}
@@ -66,20 +64,6 @@ DRAW = """
   });
 })();
 """
-
-
-def vendored_scripts(folder: Path = VENDOR) -> list[str]:
-    """The chart libraries' code, or a :class:`TfperfError` naming what is missing."""
-    out = []
-    for name in LIBS:
-        path = folder / name
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TfperfError(f"{path}: the chart library cannot be read ({exc.strerror or exc}); the page is "
-                              "written without charts") from None
-        out.append(text.replace("</script", "<\\/script"))
-    return out
 
 
 def _chart(ds: Dataset, topic: str, page: PageContext) -> Markup:
@@ -139,7 +123,7 @@ def _lines(items: Sequence[str]) -> Markup:
 
 
 def page(ds: Dataset, ctx: Context, runner: str, scripts: Sequence[str] | None) -> str:
-    """The whole page. ``scripts``: the chart libraries' code (:func:`vendored_scripts`);
+    """The whole page. ``scripts``: the chart libraries' code (:func:`.vendor_js.vendored_scripts`);
     None writes the page without charts."""
     pc = PageContext(ds=ds, prefix="", svgs=SvgCache(None))
     pub = ctx.published
@@ -150,6 +134,8 @@ def page(ds: Dataset, ctx: Context, runner: str, scripts: Sequence[str] | None) 
     ]
     if pub is not None:
         body.append(element("p", pub.heading(), class_="note"))
+    if scripts is None:
+        body.append(element("p", NO_CHARTS, class_="failure"))
     if ctx.interrupted:
         body.append(element("p", "Interrupted: the answers below are what was measured before; run the same "
                                  "command again to measure the rest.", class_="failure"))

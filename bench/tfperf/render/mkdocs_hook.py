@@ -19,6 +19,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 from tfperf.render.site import Site
+from tfperf.render.vendor_js import vendor_files
 
 _site: Site | None = None
 
@@ -44,6 +45,10 @@ def on_files(files: Any, config: Any) -> Any:
     _site.set_pages([f.src_uri for f in files])
     for src_uri in _site.notebook_files():
         files.append(File(src_uri, str(_site.gen_dir), config["site_dir"], config["use_directory_urls"]))
+    # The chart libraries live once, in the package (tfperf advise inlines them too): the site
+    # serves them from assets/vendor/, where docs/assets/tfperf.js loads them.
+    for rel, path in vendor_files():
+        files.append(File.generated(config, f"assets/vendor/{rel}", abs_src_path=str(path)))
     return files
 
 

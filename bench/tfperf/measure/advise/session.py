@@ -47,6 +47,7 @@ class Session:
     results: Path | None = None
     skipped: list[tuple[str, str]] = field(default_factory=list)        # (topic, why): not enough budget
     estimates: dict[str, float] = field(default_factory=dict)           # topic -> seconds, before the run
+    took: dict[str, float] = field(default_factory=dict)                # topic -> seconds it took, if run
 
     @property
     def topics_dir(self) -> Path:
@@ -144,7 +145,8 @@ def measure(spec: ModelSpec, folder: Path, batches: Sequence[int], budget_s: flo
             report = run_topic(RunOptions(profile=PROFILE, topics=[topic.name], runner=runner, data_root=folder,
                                           snippets_dir=session.topics_dir, progress=progress,
                                           memory_limit_mb=memory_limit_mb, python=python))
-            took += time.monotonic() - started
+            session.took[topic.name] = time.monotonic() - started
+            took += session.took[topic.name]
             estimated += estimates[topic.name]
             session.reports.append(report)
             if report.ran:

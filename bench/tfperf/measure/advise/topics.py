@@ -42,6 +42,13 @@ CONVERTING = ("setup_saved_model", "setup_tflite", "setup_tflite_plain", "setup_
 
 # What the cost estimate assumes where the probe tells nothing (seconds).
 IMPORT_S = 4.0                     # a worker process importing TensorFlow
+# Each case costs this many of the probe's TensorFlow imports in every scenario, besides its
+# setup: fitted on real runs (a small convnet, a GRU, a two-output model, the predict-vs-call
+# medium MLP; budgets 60 and 120 s, on a shared 2-core machine) as the ratio of each topic's
+# time outside its rounds to the probe's import time, which scales with the machine's load
+# alike. It was 0.36-0.58 in every topic, whatever its worker processes; a case whose setup
+# converts the model is costed by its conversion alone (serving_formats: within 20% so).
+CASE_IMPORTS = 0.45
 CONVERT_S = 2.0                    # one conversion (TFLite, ONNX, a SavedModel export) of a small model
 CONVERT_PER_LOAD = 3.0             # ... and this many times the model's load time more
 
@@ -57,15 +64,16 @@ class Generated:
     rounds_s: float = 0.0          # the budget of its rounds, all scenarios
 
     def estimate_s(self, spec: ModelSpec, scenarios: int) -> float:
-        """About how long the topic takes: a worker per settings group importing TensorFlow,
-        each case's setup loading and calling the model once per scenario, the conversions,
-        and the rounds' budget."""
+        """About how long the topic takes: each case in every scenario, its setup (loading
+        and calling the model) and, unless its setup converts the model (then its conversion
+        is the cost), its share of starting workers (:data:`CASE_IMPORTS` of the probe's
+        TensorFlow import); the conversions; and the rounds' budget."""
         call = max(spec.call_s.values(), default=0.0)
         setup = spec.load_s + call
-        workers = self.groups * ((spec.import_s or IMPORT_S) + setup)
-        setups = self.cases * scenarios * setup
+        imports = (self.cases - self.converts) * CASE_IMPORTS * (spec.import_s or IMPORT_S)
+        cases = scenarios * (self.cases * setup + imports)
         conversions = self.converts * scenarios * (CONVERT_S + CONVERT_PER_LOAD * spec.load_s)
-        return workers + setups + conversions + self.rounds_s
+        return cases + conversions + self.rounds_s
 
 
 def _budget(share: float, total_s: float, scenarios: int, slots: int) -> dict[str, float]:
