@@ -102,6 +102,9 @@ def test_the_quick_run_is_analysed_and_every_pipeline_passed_the_gate() -> None:
     answers = question_answers(ds, "input_pipeline")
     assert [qa.id for qa in answers] == ["options", "input_bound", "fit"]
     assert all(c.runners for qa in answers for c in qa.claims)
+    # "Which options ... and by how much" is answered by its findings, with no "Yes."/"No." lead.
+    assert answers[0].lead == "" and answers[0].lead_text() == ""
+    assert answers[1].lead != ""
     # The bound is never recommended, whatever its speed; the options are.
     rec = ds.recommendations("input_pipeline")[0]
     assert rec.excluded == {"in_memory": "a limit to compare with, not an option"} and rec.best != "in_memory"
