@@ -195,3 +195,12 @@ def test_the_scenario_count_names_the_nightly_apart_from_the_releases_range() ->
     # Not "2.19–nightly of ...": a range of releases never runs into the development build.
     assert strip.grid_note == ("2.19–2.20 and the nightly of 2026-11-25: 1 scenario each (the smaller grid "
                                "measured for every release); 2.21: 2 (the full grid of this page)")
+
+
+def test_the_versions_measured_never_count_the_nightly_as_a_release() -> None:
+    from tfperf.render.version_blocks import _measured_text
+
+    versions = ["2.20.0", "2.21.0", NIGHTLY]
+    text = _measured_text({"r": versions}, short_labels(versions))
+    # Not "2.20, 2.21 and nightly of 2026-11-25 (3 releases)".
+    assert text == "runner r with TensorFlow 2.20 and 2.21 (2 releases) and the nightly of 2026-11-25 (a development build)"
