@@ -320,7 +320,7 @@ def block_changes(d: Directive, ctx: Context) -> Markup:
     if not strips:
         return Markup("")
     labels = short_labels(v for s in strips for v in s.versions)
-    names = listing([labels[v] for v in sort_versions(labels)])
+    names = _releases_and_nightly(sort_versions(labels), labels)
     several = len({s.runner for s in strips}) > 1
     changed = [s for s in strips if s.changed or s.next_release]
     link = Markup('<a href="#across-versions">Across versions</a>')
