@@ -187,6 +187,31 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
     assert "fastest but wrong" not in html
 
 
+def test_do_this_does_not_advise_a_variant_that_wins_one_scenario_where_the_default_wins_the_rest() -> None:
+    """As mixed_precision's page did: mixed_float16 fastest in 1 of 18 scenarios, float32 (the
+    default) in the other 17, and the page said "Use mixed_float16 instead of float32"."""
+    from types import SimpleNamespace
+
+    from tfperf.analyse.advice import advise
+
+    def rec(best: str, finding: Finding, tied: tuple[str, ...] = ()) -> SimpleNamespace:
+        return SimpleNamespace(best=best, default="float32", tied=tied, finding=finding)
+
+    recs = [rec("float16", Finding.FASTER)] + [rec("float32", Finding.SAME)] * 17
+    ds = SimpleNamespace(recommendations=lambda _t: recs)
+    a = advise(ds, "t")  # type: ignore[arg-type]
+    assert a is not None and a.use is None
+    # Winning as many scenarios as the default keeps (a tie counts for the default) is advice.
+    recs[:] = [rec("fast", Finding.FASTER)] * 2 + [rec("fast", Finding.SAME, tied=("float32",))] * 2
+    assert _winner_of(ds) == "fast"
+
+
+def _winner_of(ds: object) -> str | None:
+    from tfperf.analyse.advice import _winner
+
+    return _winner(ds, "t")  # type: ignore[arg-type]
+
+
 def test_a_claim_that_failed_on_one_runner_says_so_beside_the_others_verdict(tmp_path: Path) -> None:
     """Runner B's "fast" cases all fail: the claim reads runner A's verdict, then "no result
     on 1 runner" with the first error, so the failure is not hidden by the other's verdict."""

@@ -47,3 +47,75 @@ def test_the_commit_is_the_harness_checkouts_not_the_current_directorys(tmp_path
                           capture_output=True, text=True).stdout.strip()
     monkeypatch.chdir(tmp_path)                       # not a git checkout
     assert envinfo.git_commit() == (here or None)
+
+
+# -- what oneDNN ran on --------------------------------------------------------------------
+
+ONEDNN_3_LOG = """\
+onednn_verbose,v1,info,oneDNN v3.7.3 (commit N/A)
+onednn_verbose,v1,info,cpu,runtime:threadpool,nthr:2
+onednn_verbose,v1,info,cpu,isa:Intel AVX2
+onednn_verbose,v1,info,gpu,runtime:none
+onednn_verbose,v1,primitive,info,template:operation,engine,primitive,implementation,prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time
+onednn_verbose,v1,primitive,exec,cpu,gemm_api,,undef,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,16x16:16x16,89.8472
+onednn_verbose,v1,primitive,exec,cpu,gemm_api,,undef,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,16x16:16x16,0.0197
+onednn_verbose,v1,primitive,exec,cpu,matmul,brg_matmul:avx512_core_amx,undef,src_bf16::blocked:ab::f0 wei_bf16:a:blocked:ab::f0 dst_bf16::blocked:ab::f0,,,16x16:16x16,0.05
+"""
+
+ONEDNN_2_LOG = """\
+onednn_verbose,info,oneDNN v2.6.0 (commit 52b5f107dd9cf10910aaa19cb47f3abf9b349815)
+onednn_verbose,info,cpu,isa:Intel AVX-512 with AVX512BW, AVX512VL, and AVX512DQ extensions
+onednn_verbose,exec,cpu,inner_product,gemm:jit,forward_inference,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0,,,mb64ic32oc8,0.1
+"""
+
+
+def test_onednn_verbose_gives_its_version_isa_and_kernels() -> None:
+    from tfperf.measure.envinfo import parse_onednn_verbose
+
+    used = parse_onednn_verbose("some TensorFlow warning\n" + ONEDNN_3_LOG)
+    assert used == {"version": "oneDNN v3.7.3", "isa": "Intel AVX2",
+                    "kernels": ["gemm_api (f32)", "matmul:brg_matmul:avx512_core_amx (bf16)"]}
+    old = parse_onednn_verbose(ONEDNN_2_LOG)
+    assert old is not None and old["version"] == "oneDNN v2.6.0"
+    assert old["isa"] == "Intel AVX-512 with AVX512BW"        # up to the verbose line's next comma
+    assert old["kernels"] == ["inner_product:gemm:jit (f32)"]
+    assert parse_onednn_verbose("2026-11-26 I tensorflow/core: no oneDNN here\n") is None
+
+
+def test_onednn_is_probed_once_per_environment_and_never_fails_a_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    from types import SimpleNamespace
+
+    from tfperf.measure.envinfo import onednn_used
+
+    calls: list[dict[str, str]] = []
+
+    def fake_run(cmd, env, **_kw):  # type: ignore[no-untyped-def]
+        calls.append(env)
+        return SimpleNamespace(stdout="", stderr=ONEDNN_3_LOG)
+
+    first = onednn_used(python="/venv/bin/python", cache=tmp_path, run=fake_run)
+    again = onednn_used(python="/venv/bin/python", cache=tmp_path, run=fake_run)
+    assert first == again and first is not None and first["isa"] == "Intel AVX2"
+    assert len(calls) == 1 and calls[0]["ONEDNN_VERBOSE"] == "1"
+    onednn_used(python="/other/venv/bin/python", cache=tmp_path, run=fake_run)
+    assert len(calls) == 2                                    # another interpreter: probed again
+
+    def timing_out(*_a, **_kw):  # type: ignore[no-untyped-def]
+        raise subprocess.TimeoutExpired("python", 1)
+
+    assert onednn_used(python="/third/python", cache=tmp_path, run=timing_out) is None
+
+
+@pytest.mark.tf
+def test_real_onednn_names_an_instruction_set() -> None:
+    import platform
+    import sys
+
+    from tfperf.measure.envinfo import onednn_used
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("oneDNN is on by default only on x86")
+    used = onednn_used(python=sys.executable, cache=None)
+    assert used is not None and used["isa"], used
+    assert any("(f32)" in k for k in used["kernels"]), used

@@ -14,7 +14,7 @@ from test_venvs import FakeCommands
 from test_version_changes import cell, check
 
 from tfperf.analyse.effects import Finding
-from tfperf.analyse.version_verdicts import VersionStrip, steady_text, strip_text
+from tfperf.analyse.version_verdicts import VersionStrip, _cell, steady_text, strip_text
 from tfperf.analyse.versions import build_date, is_development, short_labels, sort_versions
 from tfperf.measure import venvs
 from tfperf.render.version_blocks import _verdict
@@ -184,3 +184,23 @@ def test_versions_a_run_did_not_record_are_filled_with_every_reference_kept() ->
             assert new_n["key_hash"] == after[before[old_n["key_hash"]]]
     with pytest.raises(Exception, match="no environment"):
         fill_versions(doc, {"0000000000000000"}, vs, keras_version_for)
+
+
+def test_the_scenario_count_names_the_nightly_apart_from_the_releases_range() -> None:
+    head = _cell("2.21.0", [check(1, 1.12, 1.22), check(64, 1.12, 1.22)], Finding.FASTER,
+                 lambda k, v: f"{k} {v}", headline=True)
+    strip = VersionStrip("t", {"id": "c"}, "box", [cell("2.19.1", check(1, 1.10, 1.20)),
+                                                  cell("2.20.0", check(1, 1.10, 1.20)), head,
+                                                  cell(NIGHTLY, check(1, 1.11, 1.21))])
+    # Not "2.19–nightly of ...": a range of releases never runs into the development build.
+    assert strip.grid_note == ("2.19–2.20 and the nightly of 2026-11-25: 1 scenario each (the smaller grid "
+                               "measured for every release); 2.21: 2 (the full grid of this page)")
+
+
+def test_the_versions_measured_never_count_the_nightly_as_a_release() -> None:
+    from tfperf.render.version_blocks import _measured_text
+
+    versions = ["2.20.0", "2.21.0", NIGHTLY]
+    text = _measured_text({"r": versions}, short_labels(versions))
+    # Not "2.20, 2.21 and nightly of 2026-11-25 (3 releases)".
+    assert text == "runner r with TensorFlow 2.20 and 2.21 (2 releases) and the nightly of 2026-11-25 (a development build)"

@@ -102,6 +102,9 @@ def test_the_quick_run_is_analysed_and_every_pipeline_passed_the_gate() -> None:
     answers = question_answers(ds, "input_pipeline")
     assert [qa.id for qa in answers] == ["options", "input_bound", "fit"]
     assert all(c.runners for qa in answers for c in qa.claims)
+    # "Which options ... and by how much" is answered by its findings, with no "Yes."/"No." lead.
+    assert answers[0].lead == "" and answers[0].lead_text() == ""
+    assert answers[1].lead != ""
     # The bound is never recommended, whatever its speed; the options are.
     rec = ds.recommendations("input_pipeline")[0]
     assert rec.excluded == {"in_memory": "a limit to compare with, not an option"} and rec.best != "in_memory"
@@ -204,3 +207,13 @@ def test_the_gate_passes_every_pipeline_and_fails_a_wrong_one(tmp_path: Path, mo
     assert compare(wrong(shuffled), outputs["naive"], **tol)["within_tolerance"]
     for bad in (one_augmentation, repeated):
         assert not compare(wrong(bad), outputs["naive"], **tol)["within_tolerance"], bad.__name__
+
+
+def test_an_answer_after_its_lead_starts_a_sentence() -> None:
+    """"Unclear. Whether fit() ...", not "Unclear. whether fit() ..." (the fixture's fit()
+    answer is unclear on its one runner)."""
+    from tfperf.render.answers_block import _answer
+
+    fit = next(qa for qa in question_answers(analyse(FIX, ROOT / "snippets"), "input_pipeline") if qa.id == "fit")
+    html = str(_answer(fit, "input_pipeline"))
+    assert fit.lead == "Unclear" and re.search(r"Unclear\.</strong> (<[^>]+>)*Whether fit\(\)", html), html

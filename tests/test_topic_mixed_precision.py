@@ -24,6 +24,7 @@ from tfperf.cases.topic import load_topic
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.directives import DirectiveError, parse_block
 from tfperf.render.embed import SvgCache
+from tfperf.store.ids import env_id
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "mixed_precision.yaml"
@@ -132,8 +133,26 @@ def test_outputs_block_states_differences_bound_and_the_cpus_bf16_instructions(d
     assert html.count("(within the bound)") == 4          # 2 scenarios x 2 16-bit policies
     assert "<th>mixed_bfloat16</th>" in html and "inference" in html and "one training step" in html
     assert "wrong output" not in html
+    assert "oneDNN ran on" not in html                    # these records predate the field
     with pytest.raises(DirectiveError):
         _render(ds, "outputs no_such_topic")
+
+
+def test_outputs_block_names_the_instructions_onednn_ran_on_where_recorded(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "results", root)
+    path = root / RUNNER / "quick.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    new_ids = {}
+    for old_id, env in list(doc["environments"].items()):
+        env["onednn_used"] = {"version": "oneDNN v3.7.3", "isa": "Intel AVX2", "kernels": ["gemm_api (f32)"]}
+        new_ids[old_id] = env_id(env)
+    doc["environments"] = {new_ids[k]: v for k, v in doc["environments"].items()}
+    for r in [*doc["results"], *doc.get("noise", [])]:
+        r["env_id"] = new_ids[r["env_id"]]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    html = _render(analyse(root, FIX / "snippets"), f"outputs {T} isa=avx512_bf16,amx_bf16")
+    assert "AVX-512 BF16 no; AMX BF16 no. oneDNN ran on: Intel AVX2." in html
 
 
 def test_a_wrong_bfloat16_output_is_shown_and_never_recommended(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -174,7 +174,11 @@ class VersionStrip:
         sizes = sorted({counts[v] for v in small})
         each = (f"{sizes[0]} scenario{'s' if sizes[0] != 1 else ''}{' each' if len(small) > 1 else ''}"
                 if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} scenarios")
-        return (f"{span([labels[v] for v in small])}: {each} (the smaller grid measured for every release); "
+        # A range runs over releases only; a development build is named apart after it.
+        dev = [labels[v] for v in small if is_development(v)]
+        rel = [labels[v] for v in small if not is_development(v)]
+        where = " and the ".join(([span(rel)] if rel else []) + ([listing(dev)] if dev else []))
+        return (f"{where}: {each} (the smaller grid measured for every release); "
                 f"{labels[head.version]}: {counts[head.version]} (the full grid of this page)")
 
 

@@ -7,6 +7,8 @@ labels); ``tensorflow_info`` takes the imported module and runs inside a worker.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import re
@@ -23,7 +25,7 @@ from . import machine
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ..store.record_types import Gpu, ProcessSettings, Threads, Versions
+    from ..store.record_types import Gpu, OneDnnUsed, ProcessSettings, Threads, Versions
 
 
 
@@ -277,6 +279,77 @@ def cpu_guard_message(log: str) -> CpuGuard:
     if not m:
         return {"instructions_not_used_everywhere": None}
     return {"instructions_not_used_everywhere": [x.strip() for x in m.group(1).replace(",", " ").split()]}
+
+
+# Run in a fresh interpreter of the worker's environment: oneDNN reads ONEDNN_VERBOSE once, and
+# its lines must not reach the worker's own stderr.
+ONEDNN_PROBE = """
+import tensorflow as tf
+for dtype in (tf.float32, tf.bfloat16):
+    a = tf.ones((16, 16), dtype)
+    tf.linalg.matmul(a, a).numpy()
+"""
+
+
+def parse_onednn_verbose(log: str) -> OneDnnUsed | None:
+    """oneDNN's verbose lines (``onednn_verbose,[v1,]info,cpu,isa:...`` and
+    ``...,exec,cpu,PRIMITIVE,IMPL,PROP,src_DT...``, oneDNN 2 and 3 formats) as a record;
+    None when the log has no oneDNN line (oneDNN off or not in this build)."""
+    version = isa = None
+    kernels: list[str] = []
+    seen = False
+    for line in log.splitlines():
+        fields = [f.strip() for f in line.strip().split(",")]
+        if not fields or fields[0] not in ("onednn_verbose", "dnnl_verbose"):
+            continue
+        seen = True
+        rest = fields[2:] if len(fields) > 1 and fields[1].startswith("v") and fields[1][1:].isdigit() else fields[1:]
+        if rest[:1] == ["info"]:
+            text = ",".join(rest[1:])
+            if m := re.search(r"isa:([^,]+)", text):
+                isa = isa or m.group(1).strip()
+            elif m := re.match(r"((?:oneDNN|DNNL) v[0-9][^ ,]*)", text):
+                version = version or m.group(1)
+        elif "exec" in rest[:2] and len(rest) >= 6:
+            i = rest.index("exec")
+            _engine, primitive, impl, _prop, descs = rest[i + 1:i + 6]
+            dt = m.group(1) if (m := re.search(r"src_([a-z0-9]+)", descs)) else "?"
+            kernel = f"{primitive}{':' + impl if impl else ''} ({dt})"
+            if kernel not in kernels:
+                kernels.append(kernel)
+    if not seen:
+        return None
+    return {"version": version, "isa": isa, "kernels": kernels}
+
+
+def onednn_used(python: str = sys.executable, cache: Path | None = None,
+                run: Any = subprocess.run, timeout_s: float = 180.0) -> OneDnnUsed | None:
+    """What oneDNN runs on in this environment: ``ONEDNN_PROBE`` in a subprocess of ``python``
+    with ONEDNN_VERBOSE=1. Probed once per environment (interpreter, TensorFlow version and
+    the oneDNN/TF variables), kept in ``cache``; None when nothing could be read (metadata
+    never fails a run)."""
+    env = {**os.environ, "ONEDNN_VERBOSE": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
+    key_parts = [python, str(_version("tensorflow") or _version("tf-nightly")), platform.node(),
+                 *sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(("ONEDNN_", "DNNL_", "TF_ENABLE")))]
+    path = None
+    if cache is not None:
+        path = cache / f"onednn-{hashlib.sha256(chr(0).join(key_parts).encode()).hexdigest()[:16]}.json"
+        try:
+            return cast("OneDnnUsed | None", json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            pass
+    try:
+        proc = run([python, "-c", ONEDNN_PROBE], env=env, capture_output=True, text=True, timeout=timeout_s)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    used = parse_onednn_verbose(f"{proc.stdout}\n{proc.stderr}")
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(used), encoding="utf-8")
+        except OSError:
+            pass
+    return used
 
 
 def now_iso() -> str:

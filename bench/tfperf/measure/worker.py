@@ -412,9 +412,12 @@ def main(argv: list[str]) -> int:
     tf, import_log = _import_capturing_stderr(job["process"])
     import_s = time.perf_counter() - t0
     tf_info = envinfo.tensorflow_info(tf, job["settings"], job["process"])
+    # What oneDNN dispatched to, probed once per environment and cached; null where it is off.
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tfperf"
+    onednn_used = envinfo.onednn_used(cache=cache) if tf_info["onednn"] else None
     env: Environment = {**machine, **tf_info, "tf_cpu_features": {**envinfo.cpu_guard_message(import_log)},
                         "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
-                        "time": envinfo.now_iso()}
+                        "time": envinfo.now_iso(), "onednn_used": onednn_used}
     worker = Worker(channel)
     worker.unavailable = availability.keras_group(tf, job["settings"])
     channel.send({"type": "ready", "env": env, "import_s": import_s, "unavailable": worker.unavailable})

@@ -20,6 +20,12 @@ def _lead(qa: QuestionAnswer) -> Markup:
     return element("strong", qa.lead_text())
 
 
+def _sentence_start(text: str) -> str:
+    """The finding's own word capitalised where it opens a sentence ("whether" -> "Whether");
+    a code name (mixed_float16, model(x)) is left as written."""
+    return "W" + text[1:] if text.startswith("whether ") else text
+
+
 def _hardware(qa: QuestionAnswer) -> str:
     return listing(list(dict.fromkeys(r.hardware for c in qa.claims for r in c.runners)))
 
@@ -32,8 +38,10 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
     lead = _lead(qa) if qa.lead else Markup("")
     if len(qa.claims) == 1:
         c = qa.claims[0]
+        # After the lead ("Unclear."), a sentence starts a sentence: "Whether ...", not "whether ...".
+        first = _sentence_start if qa.lead and len(c.runners) == 1 else str
         lines = [join([f"On the {r.short}: " if len(c.runners) > 1 else "",
-                       stated(c.sentence(r), topic, c.claim_id, r.runner, r.releases, r.finding,
+                       stated(first(c.sentence(r)), topic, c.claim_id, r.runner, r.releases, r.finding,
                               scope=qa.arrival or "all"), "."])
                  for r in c.runners]
         if len(lines) == 1:

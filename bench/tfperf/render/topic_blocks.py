@@ -367,7 +367,10 @@ def _isa_line(ms: list[Measurement], flags: list[str]) -> Markup:
     isa = (env.get("isa") if env else None) or {}
     parts = [f"{ISA_NAMES.get(f, f)} {'yes' if isa.get(f) else 'no'}" if f in isa
              else f"{ISA_NAMES.get(f, f)} not recorded" for f in flags]
-    return Markup(f"<p><small>This CPU's instructions: {h('; '.join(parts))}.</small></p>")
+    # What oneDNN itself chose, where the environment recorded it (newer runs): nothing otherwise.
+    used = sorted({str(u["isa"]) for m in ms if m.env and (u := m.env.get("onednn_used")) and u.get("isa")})
+    ran = f" oneDNN ran on: {h(', '.join(used))}." if used else ""
+    return Markup(f"<p><small>This CPU's instructions: {h('; '.join(parts))}.{ran}</small></p>")
 
 
 def _bound(ms: list[Measurement], reference: str) -> str:

@@ -189,9 +189,20 @@ def _measured(strips: list[VersionStrip]) -> dict[str, list[str]]:
 def _measured_text(measured: dict[str, list[str]], labels: dict[str, str]) -> str:
     """"runner x with TensorFlow 2.12, 2.15 and 2.21 (3 releases)"; runners are counted
     apart from releases."""
-    parts = [f"runner {r} with TensorFlow {listing([labels[v] for v in vs])} ({len(vs)} releases)"
+    parts = [f"runner {r} with TensorFlow {_releases_and_nightly(vs, labels, count=True)}"
              for r, vs in measured.items()]
     return "; ".join(parts)
+
+
+def _releases_and_nightly(versions: list[str], labels: dict[str, str], count: bool = False) -> str:
+    """"2.12, 2.15 and 2.21 (3 releases) and the nightly of 2026-10-26 (a development build)":
+    a development build is named apart and never counted among the releases."""
+    rel = [labels[v] for v in versions if not is_development(v)]
+    dev = [labels[v] for v in versions if is_development(v)]
+    text = listing(rel) + (f" ({len(rel)} release{'s' if len(rel) != 1 else ''})" if count and rel else "")
+    if dev:
+        text += f"{' and ' if rel else ''}the {listing(dev)} (a development build)"
+    return text
 
 
 def no_versions(ctx: Context, topic: str | None) -> Markup:
@@ -227,7 +238,7 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
                           f"finding</strong> ({h(names)}); the others kept theirs in every release measured.</p>"))
     else:
         out.append(Markup(f"<p><strong>No claim's finding changed</strong> across TensorFlow "
-                          f"{h(listing([labels[v] for v in sort_versions(labels)]))}.</p>"))
+                          f"{h(_releases_and_nightly(sort_versions(labels), labels))}.</p>"))
     for s in strips:
         hw = hardware_name(ds.runners.get(s.runner), s.runner)
         who = join([" ", element("small", f"on the {hw}")]) if several else ""
@@ -309,7 +320,7 @@ def block_changes(d: Directive, ctx: Context) -> Markup:
     if not strips:
         return Markup("")
     labels = short_labels(v for s in strips for v in s.versions)
-    names = listing([labels[v] for v in sort_versions(labels)])
+    names = _releases_and_nightly(sort_versions(labels), labels)
     several = len({s.runner for s in strips}) > 1
     changed = [s for s in strips if s.changed or s.next_release]
     link = Markup('<a href="#across-versions">Across versions</a>')

@@ -53,6 +53,12 @@ class Threads(TypedDict, total=False):
     cpu_affinity: list[int] | None
 
 
+class OneDnnUsed(TypedDict):
+    version: str | None
+    isa: str | None
+    kernels: list[str]
+
+
 class _EnvironmentRequired(TypedDict):
     runner: str
     os: str
@@ -78,6 +84,8 @@ class Environment(_EnvironmentRequired, total=False):
     git_commit: str | None
     onednn_built: bool | None
     onednn_max_cpu_isa: str | None
+    onednn_used: OneDnnUsed | None               # what oneDNN's verbose output says it ran on
+
 
 
 # -- result --------------------------------------------------------------------------------
