@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from .. import HARNESS_VERSION, stats, store
 from ..cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
-from ..errors import ResultsFileError, TfperfError
+from ..errors import ResultsFileError, ResultsWriteError, TfperfError
 from ..store.append import ResultExists
 from ..store.claims import Claims
 from ..store.ids import settings_id
@@ -118,6 +118,14 @@ class Report:
         SIGTERM sees that the run stopped because it was told to."""
         return 128 + self.signum if self.signum is not None else 0
 
+
+def not_stored(exc: ResultsFileError, scenario: str, results: int) -> ResultsFileError:
+    """The one-line error of a scenario measured but not stored: the file's error, and what
+    was kept. A write error stays one (the CLI tells a full disk apart); any other, a schema
+    error among them (its constructor takes a list of problems), is a ResultsFileError."""
+    cls = ResultsWriteError if isinstance(exc, ResultsWriteError) else ResultsFileError
+    return cls(exc.path, exc.field, f"{exc.problem}; {scenario} was measured but not stored ({results} result(s)); "
+                                    "the scenarios stored before it are kept, and `tfperf run` again resumes from there")
 
 class BreakdownKey(Key):
     """A breakdown's key: its case's, and the number of calls sampled."""
@@ -451,9 +459,7 @@ class Runner:
                          "measured them; both are kept")
                 save(True)
         except ResultsFileError as exc:
-            raise type(exc)(exc.path, exc.field, f"{exc.problem}; {scenario} was measured but not stored "
-                                   f"({len(out.results)} result(s)); the scenarios stored before it are kept, and "
-                                   "`tfperf run` again resumes from there") from None
+            raise not_stored(exc, scenario, len(out.results)) from None
         self.report.ran += len(out.results)
         self.report.failed += sum(1 for r in out.results if r["status"] not in ("ok", "unavailable"))
         self.report.unavailable += sum(1 for r in out.results if r["status"] == "unavailable")
