@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.findings import findings
-from tfperf.analyse.noise import ASSUMED_NOISE, noise_floor
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.analyse.load.noise import ASSUMED_NOISE, noise_floor
+from tfperf.analyse.views.findings import findings
 from tfperf.store.ids import key_hash
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
@@ -171,7 +171,7 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
     """On the fixture, "fast" beats the default 2x on runner A and is the same on runner B
     (by design): the advice names it, with runner B's finding in words; the wrong-output
     variant, though fastest, is never advised."""
-    from tfperf.analyse.advice import advise
+    from tfperf.analyse.views.advice import advise
     from tfperf.render.blocks import Context, render_block
     from tfperf.render.directives import parse_block
     from tfperf.render.embed import SvgCache

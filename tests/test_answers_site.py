@@ -126,7 +126,7 @@ def test_every_statement_of_a_claims_finding_agrees(site: Path) -> None:
 
 
 def test_every_badge_says_a_word_of_the_vocabulary_and_no_old_word_remains(site: Path) -> None:
-    from tfperf.analyse.effects import vocabulary
+    from tfperf.analyse.judge.effects import vocabulary
 
     words = vocabulary()
     badges = _parse(site).badges

@@ -13,9 +13,9 @@ import pytest
 
 from tfperf import stats
 from tfperf.analyse import Dataset, analyse
-from tfperf.analyse.answers import claim_answer
-from tfperf.analyse.effects import Finding
-from tfperf.analyse.versus import compare_files
+from tfperf.analyse.judge.effects import Finding
+from tfperf.analyse.views.answers import claim_answer
+from tfperf.analyse.views.versus import compare_files
 from tfperf.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "site" / "analysis"

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.settings import baseline_of
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.analyse.judge.settings import baseline_of
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.charts import ChartError
 from tfperf.render.directives import DirectiveError, parse_block

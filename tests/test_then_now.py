@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.analyse.answers import claim_answer
 from tfperf.analyse.dataset import load_topics
-from tfperf.analyse.effects import Finding, Verdict, range_text
-from tfperf.analyse.origins import SourcesFileError, load_sources
-from tfperf.analyse.then_now import then_now
+from tfperf.analyse.judge.effects import Finding, Verdict, range_text
+from tfperf.analyse.load.origins import SourcesFileError, load_sources
+from tfperf.analyse.views.answers import claim_answer
+from tfperf.analyse.views.then_now import then_now
 from tfperf.render.blocks import Context, render_block
 from tfperf.render.context import badge, stated
 from tfperf.render.directives import parse_block

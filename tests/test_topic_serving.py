@@ -22,7 +22,7 @@ import pytest
 
 from tfperf import HARNESS_VERSION, store
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import EXPECTED
+from tfperf.analyse.judge.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 from tfperf.store import ids

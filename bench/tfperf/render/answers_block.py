@@ -1,4 +1,4 @@
-"""The reader's questions answered first (the analysis is :mod:`tfperf.analyse.answers`)::
+"""The reader's questions answered first (the analysis is :mod:`tfperf.analyse.views.answers`)::
 
     <!-- tfperf:answers TOPIC -->   the top of a topic page: each question of its YAML, the
                                     answer's lead (Yes / No / It depends / Unclear), one

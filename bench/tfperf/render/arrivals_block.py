@@ -1,4 +1,4 @@
-"""Requests as a server sees them (the analysis is :mod:`tfperf.analyse.arrivals`)::
+"""Requests as a server sees them (the analysis is :mod:`tfperf.analyse.judge.arrivals`)::
 
     <!-- tfperf:arrivals TOPIC -->   per runner, profile and per-request pattern (after an
                                      idle gap, at random), a table of each variant's

@@ -4,7 +4,7 @@ Per runner and parameters measured at two step counts or more: one row per setti
 and variant with the fixed cost of a call and the cost of a step, each with its 95% CI, the
 break-even (the steps per call at which the two are equal) and the fixed share of the
 shortest call; under the table, one sentence of what it says, then how it was computed. The
-numbers come from :mod:`tfperf.analyse.per_step`; this module lays them out. The topic's
+numbers come from :mod:`tfperf.analyse.judge.per_step`; this module lays them out. The topic's
 YAML declares the step parameter (``per_step: {param: steps}``).
 """
 

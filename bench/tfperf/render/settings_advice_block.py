@@ -1,5 +1,5 @@
 """The "Do this" box of a topic that compares process settings (cpu_threads), laid out from
-:func:`tfperf.analyse.settings_advice.advise_settings`: the setting to change, or to keep
+:func:`tfperf.analyse.views.settings_advice.advise_settings`: the setting to change, or to keep
 TensorFlow's defaults, then each one-knob choice against the defaults on each runner, in
 the vocabulary's words (count, range, exceptions named)."""
 

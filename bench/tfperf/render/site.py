@@ -10,7 +10,7 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
   each topic page gets a "this machine" section after its claims table, and the Runners
   page one after the runner list (``render.local_blocks``). An empty value turns it off.
 * ``TFPERF_SOURCES``  what the topics' sources reported (default ``sources``; one
-  ``<topic>.yaml`` each, ``analyse/origins.py``): the "what changed since the source"
+  ``<topic>.yaml`` each, ``analyse/load/origins.py``): the "what changed since the source"
   lines of the "Do this" boxes.
 
 The notebook pages' "Open in Colab" link opens the copy committed in ``docs/notebooks/``

@@ -1,6 +1,6 @@
 """The "what changed since the source" lines of a "Do this" box: each figure a source
 reported (quoted in ``docs/sources/<topic>.yaml``, credited with its link and licence) beside
-today's finding on the claim that tests it (:func:`tfperf.analyse.then_now.then_now`), in the
+today's finding on the claim that tests it (:func:`tfperf.analyse.views.then_now.then_now`), in the
 words every other place uses::
 
     2019, “Why does keras model predict slower after compile?” (Stack Overflow, CC BY-SA 4.0):

@@ -1,7 +1,7 @@
 """The chart under a claim's strip of findings: the candidate's speedup per TensorFlow
 release with its 95% CI, one colour per scenario, the 1× line dashed.
 
-It draws the rows :func:`tfperf.analyse.version_verdicts.speedup_rows` computed; every
+It draws the rows :func:`tfperf.analyse.judge.version_verdicts.speedup_rows` computed; every
 release measured has its place on the x axis, also where the claim has no point (not
 available, not measured), so a gap reads as a gap. The same conventions as the other
 charts (:mod:`tfperf.render.charts`): Okabe-Ito colours, a log axis with 1-2-5 ticks when

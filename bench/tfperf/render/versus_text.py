@@ -1,4 +1,4 @@
-"""``tfperf compare`` as terminal text: the numbers come from :mod:`tfperf.analyse.versus`, only
+"""``tfperf compare`` as terminal text: the numbers come from :mod:`tfperf.analyse.views.versus`, only
 laid out here."""
 
 from __future__ import annotations

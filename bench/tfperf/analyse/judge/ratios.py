@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import stats
-from .records import Measurement
+from ... import stats
+from ..load.records import Measurement
 
 
 @dataclass(frozen=True)

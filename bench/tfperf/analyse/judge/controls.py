@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import stats
-from ..cases import Control, control_applies
+from ... import stats
+from ...cases import Control, control_applies
+from ..load.records import Measurement, Noise, settings_id
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, settings_id
 from .settings import pair_noise
 
 Index = dict[tuple[str, str, str, str], Measurement]   # (runner, params_id, variant, settings_id)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import TfperfError
-from .ratios import RatioCache
+from ...errors import TfperfError
+from ..judge.ratios import RatioCache
 from .versus import Versus, compare_files
 
 LOCAL_ROOT = "local/results"     # relative to the checkout (mkdocs.yml's folder)

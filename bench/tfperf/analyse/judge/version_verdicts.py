@@ -2,7 +2,7 @@
 "Across versions", and the releases where the finding changed.
 
 A release's cell summarises the scenarios measured with that release
-(:func:`tfperf.analyse.effects.summarise`), in the same words as everywhere else. The
+(:func:`tfperf.analyse.judge.effects.summarise`), in the same words as everywhere else. The
 release of the page's headline (the current results) is the headline itself, so the two
 agree; older releases were measured on each topic's smaller ``history`` grid, and the strip
 says how many scenarios each release had (:attr:`VersionStrip.grid_note`).
@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TypedDict
 
-from ..cases import Claim, Control
+from ...cases import Claim, Control
+from ..load.records import Measurement, Noise, params_id, settings_id
+from ..load.versions import UNAVAILABLE, is_development, listing, nightly_label, short_labels, sort_versions, span
 from .claims import NO_DATA, ClaimCheck, ClaimResult, Labeller, check_any_claim, plain_label, scenario_labels
 from .effects import Finding, Summary, Verdict, summarise, summary_text, verdict
 from .ratios import RatioCache
-from .records import Measurement, Noise, params_id, settings_id
-from .versions import UNAVAILABLE, is_development, listing, nightly_label, short_labels, sort_versions, span
 
 NOT_AVAILABLE, FAILED, NOT_MEASURED = "not available", "failed", "not measured"
 CLEAR = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.DEPENDS)   # what a change is read from

@@ -27,12 +27,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from .. import stats
-from ..cases import Claim
-from ..store.record_types import Scalar
-from .compare import Scenario
+from ... import stats
+from ...cases import Claim
+from ...store.record_types import Scalar
+from ..load.records import Measurement, params_id
 from .ratios import Ratio
-from .records import Measurement, params_id
+from .scenarios import Scenario
 
 PER_STEP = "per_step"          # a claim's ``compare:`` value: judge it on the cost per step
 PARAM_KEY: Final = "_per_step"       # set on such a claim when its topic is loaded: the step parameter

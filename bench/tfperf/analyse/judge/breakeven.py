@@ -18,9 +18,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..stats import summarize
-from ..store.record_types import Scalar
-from .records import Measurement
+from ...stats import summarize
+from ...store.record_types import Scalar
+from ..load.records import Measurement
 
 
 def breakeven_calls(first_base: float, per_call_base: float,

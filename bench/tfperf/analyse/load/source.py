@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ResultsFileError
-from ..store import load_dir
-from ..store.record_types import ResultsDoc
+from ...errors import ResultsFileError
+from ...store import load_dir
+from ...store.record_types import ResultsDoc
 
 Loaded = tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]
 

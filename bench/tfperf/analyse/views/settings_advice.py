@@ -5,13 +5,13 @@ with the range over scenarios; and where it does not pay.
 A *choice* is a settings group that differs from the baseline in one setting (one knob
 turned, the others as installed): that is what a reader changes. Groups that turn two
 knobs at once stay in the tables. A group that a negative control says must measure the
-same as the baseline (``threads=<cores>``, :mod:`tfperf.analyse.controls`) is no choice.
+same as the baseline (``threads=<cores>``, :mod:`tfperf.analyse.judge.controls`) is no choice.
 
 Each choice is judged per scenario (runner, parameters, variant and the settings outside
 the baseline) against the baseline group: faster, slower, the same, or unclear (the interval
 straddles the margin, or a control of the scenario failed, so its processes were not
 comparable). The margin is the pair's noise floor and at least
-:data:`tfperf.analyse.effects.MARGIN`, as for the claims.
+:data:`tfperf.analyse.judge.effects.MARGIN`, as for the claims.
 
 The advice names a setting to *use* only when it is faster beyond the noise in most of
 its scenarios and slower in none; otherwise it says to keep the baseline, and lists the
@@ -27,13 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.record_types import Scalar
-from .controls import controls_for
-from .controls import index as control_index
-from .dataset import Dataset
-from .effects import MARGIN, Finding, Summary, effect, summarise
-from .effects import Point as EffectPoint
-from .records import Measurement
+from ...store.record_types import Scalar
+from ..dataset import Dataset
+from ..judge.controls import controls_for
+from ..judge.controls import index as control_index
+from ..judge.effects import MARGIN, Finding, Summary, effect, summarise
+from ..judge.effects import Point as EffectPoint
+from ..load.records import Measurement
 
 FASTER, SLOWER, LEVEL, UNCLEAR = Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR
 
@@ -129,7 +129,7 @@ class Choice:
         return sorted({p.measurement.runner for p in self.points})
 
     def summary(self, runner: str, label: Callable[[str, object], str] | None = None) -> Summary:
-        """Its findings over the runner's scenarios (:func:`tfperf.analyse.effects.summarise`),
+        """Its findings over the runner's scenarios (:func:`tfperf.analyse.judge.effects.summarise`),
         each scenario named by what varies between them."""
         mine = [p for p in self.points if p.measurement.runner == runner]
         varying = [k for k in dict.fromkeys(k for p in mine for k in p.params)

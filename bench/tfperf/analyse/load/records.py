@@ -12,13 +12,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
-from ..arrival import BACK_TO_BACK
+from ...arrival import BACK_TO_BACK
 
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
-from ..store.ids import params_id as params_id  # noqa: PLC0414
-from ..store.ids import settings_id as settings_id  # noqa: PLC0414
-from ..store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
+from ...store.ids import params_id as params_id  # noqa: PLC0414
+from ...store.ids import settings_id as settings_id  # noqa: PLC0414
+from ...store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
 from .versions import HISTORY_PROFILE, release_key, tf_version
 
 
@@ -119,7 +119,7 @@ class Measurement:
 
     @property
     def tensorflow(self) -> str:
-        """The TensorFlow release measured (:func:`tfperf.analyse.versions.tf_version`)."""
+        """The TensorFlow release measured (:func:`tfperf.analyse.load.versions.tf_version`)."""
         return tf_version(self.key, self.env)
 
     @property

@@ -1,6 +1,6 @@
 """The home page's table of claims × TensorFlow releases: every claim measured with two or
 more releases, grouped by topic in the pages' reading order, with its finding per release
-(:mod:`tfperf.analyse.version_verdicts`); one row per runner where several runners were
+(:mod:`tfperf.analyse.judge.version_verdicts`); one row per runner where several runners were
 measured across releases."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .dataset import Dataset
-from .version_verdicts import NOT_MEASURED, VersionCell, VersionStrip
-from .versions import short_labels, sort_versions
+from ..dataset import Dataset
+from ..judge.version_verdicts import NOT_MEASURED, VersionCell, VersionStrip
+from ..load.versions import short_labels, sort_versions
 
 
 @dataclass

@@ -1,15 +1,15 @@
 """Claims tested: a claim names a comparison (its ``candidate`` against its ``baseline``,
 the alternative a reader would otherwise use) and what its source said the candidate is
 (``expect``: faster, slower or the same). Per scenario the comparison has a finding
-(:func:`tfperf.analyse.effects.effect`); per runner, the findings over its scenarios are
-summarised and the source's answer judged (:func:`tfperf.analyse.effects.verdict`).
+(:func:`tfperf.analyse.judge.effects.effect`); per runner, the findings over its scenarios are
+summarised and the source's answer judged (:func:`tfperf.analyse.judge.effects.verdict`).
 
 Two kinds of claim: ``claims:`` compare two variants inside one settings group;
 ``settings_claims:`` compare two settings groups (``candidate_settings`` against
 ``baseline_settings``, merged into the scenario's other settings) for the same variant. A
 claim between variants with ``compare: per_step`` is judged on the cost per step, a call's
-fixed cost apart (:mod:`tfperf.analyse.per_step`). Across TensorFlow releases:
-:mod:`tfperf.analyse.version_verdicts`.
+fixed cost apart (:mod:`tfperf.analyse.judge.per_step`). Across TensorFlow releases:
+:mod:`tfperf.analyse.judge.version_verdicts`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .. import stats
-from ..cases import Claim, Control
-from .compare import Scenario, exclusion_reason, scenarios
+from ... import stats
+from ...cases import Claim, Control
+from ..load.failures import failure_summary
+from ..load.noise import NoiseFloor
+from ..load.records import Measurement, Noise, settings_id
 from .controls import controls_for
 from .controls import index as control_index
 from .effects import (
@@ -37,11 +39,9 @@ from .effects import (
     summary_text,
     verdict,
 )
-from .failures import failure_summary
-from .noise import NoiseFloor
 from .per_step import PARAM_KEY, is_per_step, per_step_ratio, step_scenarios
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, settings_id
+from .scenarios import Scenario, exclusion_reason, scenarios
 from .settings import pair_noise
 
 NO_DATA = Finding.NO_DATA
@@ -202,7 +202,7 @@ def _check(claim: Claim, sc: Scenario, r: Ratio, nf: NoiseFloor, candidate: Meas
            candidate_name: str) -> ClaimCheck:
     """The comparison in one scenario, with the smallest effect it could have detected.
     The margin is the larger of the noise floor and the claim's minimum effect
-    (``min_effect: 0.1`` for 10%; :data:`tfperf.analyse.effects.MARGIN` when it names none).
+    (``min_effect: 0.1`` for 10%; :data:`tfperf.analyse.judge.effects.MARGIN` when it names none).
 
     A candidate whose output is outside tolerance is no result: however fast, speed bought
     with a wrong answer is no advice."""
@@ -240,7 +240,7 @@ def check_claim(claim: Claim, scs: Iterable[Scenario], noise: list[Noise],
 def _per_step_checks(claim: Claim, scs: Iterable[Scenario], noise: list[Noise]) -> list[ClaimCheck]:
     """``compare: per_step``: per scenario apart from the step count (the topic's
     ``per_step`` parameter), the claim judged on the two variants' cost per step
-    (:func:`tfperf.analyse.per_step.per_step_ratio`) instead of per call, so that a call's
+    (:func:`tfperf.analyse.judge.per_step.per_step_ratio`) instead of per call, so that a call's
     fixed cost (fit() setting up an epoch) does not decide a claim about training steps.
     Scenarios measured at one step count are left out; the noise floor is the larger of
     the step counts' floors."""
@@ -282,7 +282,7 @@ def check_settings_claim(claim: Claim, measurements: Iterable[Measurement], topi
     """A claim between two settings groups. A scenario is a runner, the parameters and the
     settings the claim does not set; ``where`` may name parameters and those settings.
     The noise floor is the larger of the two groups' floors. When one of the topic's
-    ``controls`` (:mod:`tfperf.analyse.controls`) failed in the scenario, a clear finding
+    ``controls`` (:mod:`tfperf.analyse.judge.controls`) failed in the scenario, a clear finding
     becomes "unclear": the processes were not comparable."""
     candidate, baseline = str(claim.get("candidate")), str(claim.get("baseline"))
     cs = {str(k): str(v) for k, v in (claim.get("candidate_settings") or {}).items()}

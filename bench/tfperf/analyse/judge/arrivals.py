@@ -4,10 +4,10 @@ Poisson arrivals; :mod:`tfperf.arrival`) of a topic, judged in the guide's one v
 * :func:`pattern_tables`: per runner, profile and pattern, each variant's p50, p90 and p99
   with their confidence intervals, and its speedup over the topic's default at p50
   (paired per round) and at p99 (a bootstrap over whole rounds), each with its finding
-  (:func:`tfperf.analyse.effects.effect`) against the pattern's own A/A noise floor.
+  (:func:`tfperf.analyse.judge.effects.effect`) against the pattern's own A/A noise floor.
 * :func:`pattern_claims`: the topic's claims judged on one pattern's results, as
-  :mod:`tfperf.analyse.claims` judges them back to back (what a question naming the
-  pattern is answered from, :mod:`tfperf.analyse.answers`).
+  :mod:`tfperf.analyse.judge.claims` judges them back to back (what a question naming the
+  pattern is answered from, :mod:`tfperf.analyse.views.answers`).
 
 Back-to-back results never enter here (``Dataset.measurements``); a topic without a
 per-request pattern has no table and its questions are answered back to back.
@@ -18,16 +18,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .. import stats
-from ..arrival import words
-from ..cases import Claim
+from ... import stats
+from ...arrival import words
+from ...cases import Claim
+from ..load.noise import NoiseFloor
+from ..load.records import Measurement, Noise, settings_id
+from ..load.select import current
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
-from .compare import exclusion_reason, scenarios
 from .effects import MARGIN, Finding, effect
-from .noise import NoiseFloor
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, settings_id
-from .select import current
+from .scenarios import exclusion_reason, scenarios
 from .settings import baseline_of, pair_noise
 
 

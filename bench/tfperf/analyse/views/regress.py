@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..store.record_types import Result, ResultsDoc, Summary
+from ...store.record_types import Result, ResultsDoc, Summary
 
 Verdict = Literal["slower", "faster", "within noise", "fails now", "works again", "still failing"]
 

@@ -8,12 +8,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cases import where_holds
-from ..store.record_types import Scalar
+from ...cases import where_holds
+from ...store.record_types import Scalar
+from ..load.noise import NoiseFloor, noise_floor
+from ..load.records import Measurement, Noise, params_id, settings_id
 from .effects import MARGIN, Finding, effect
-from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, params_id, settings_id
 
 
 @dataclass

@@ -1,15 +1,15 @@
 """What changed since the source: a source's figure (quoted from ``docs/sources/<topic>.yaml``,
-:mod:`tfperf.analyse.origins`) beside today's finding on the claim that tests it, in the
-words every other place uses (:func:`tfperf.analyse.answers.claim_answer`): "2019: compile()
+:mod:`tfperf.analyse.load.origins`) beside today's finding on the claim that tests it, in the
+words every other place uses (:func:`tfperf.analyse.views.answers.claim_answer`): "2019: compile()
 made predict() 30× slower → today: does not hold: the same in 28 of 30 scenarios ..."."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..dataset import Dataset
+from ..load.origins import SourceFigure, Sources
 from .answers import ClaimAnswer, claim_answer
-from .dataset import Dataset
-from .origins import SourceFigure, Sources
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The "Do this" answer of a topic page, computed from the recommendations: which call to use
 instead of the default, and its finding against the default on each runner, in the words of
-:mod:`tfperf.analyse.effects` (count, range, typical speedup, exceptions named).
+:mod:`tfperf.analyse.judge.effects` (count, range, typical speedup, exceptions named).
 
 A topic whose calls run several steps (``per_step:``, train_step) is answered per step: the
 call's fixed cost (``fit()`` setting up an epoch) apart, from the scenarios measured at two
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..cases import Claim
-from .claims import ClaimResult, check_claim
-from .dataset import Dataset
-from .effects import Finding, Summary, summary_text
-from .per_step import PARAM_KEY
+from ...cases import Claim
+from ..dataset import Dataset
+from ..judge.claims import ClaimResult, check_claim
+from ..judge.effects import Finding, Summary, summary_text
+from ..judge.per_step import PARAM_KEY
 
 
 @dataclass(frozen=True)

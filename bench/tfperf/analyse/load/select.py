@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import HARNESS_VERSION
-from ..cases import Claim, Control, Question
+from ... import HARNESS_VERSION
+from ...cases import Claim, Control, Question
 from .records import Measurement
 from .versions import HISTORY_PROFILE, is_development, release_key
 
@@ -37,15 +37,15 @@ class TopicInfo:
     # is compared with, the claims that compare groups, and how to name a setting's values.
     baseline_settings: dict[str, str] = field(default_factory=dict)
     settings_claims: tuple[Claim, ...] = ()
-    controls: tuple[Control, ...] = ()        # settings pairs that must measure the same (analyse/controls.py)
+    controls: tuple[Control, ...] = ()        # settings pairs that must measure the same (analyse/judge/controls.py)
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     settings_values: dict[str, list[str]] = field(default_factory=dict)  # declared order, all profiles
     source_hashes: dict[str, str] = field(default_factory=dict)          # variant -> what it runs now
     # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
     per_call: dict[str, str] | None = None
-    # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/per_step.py).
+    # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/judge/per_step.py).
     per_step: str | None = None
-    questions: tuple[Question, ...] = ()      # what the page answers first (analyse/answers.py)
+    questions: tuple[Question, ...] = ()      # what the page answers first (analyse/views/answers.py)
     names: dict[str, str] = field(default_factory=dict)    # variant -> its short name in the answers
 
     def value_label(self, name: str, value: object) -> str:

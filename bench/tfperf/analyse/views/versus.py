@@ -23,18 +23,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import stats
-from ..cases import Claim, Control
-from ..errors import TfperfError
-from ..hardware import cpu_identity, isa_class
-from ..store.record_types import Environment, ResultsDoc, Scalar
-from .claims import NO_DATA, ClaimResult, Labeller, check_any_claim, plain_label
-from .compare import Scenario, exclusion_reason, recommend, scenarios
-from .effects import MARGIN, Finding, effect
-from .noise import NoiseFloor, noise_floor
-from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, back_to_back, read_documents, settings_id
-from .select import TopicInfo, current, mark_stale
+from ... import stats
+from ...cases import Claim, Control
+from ...errors import TfperfError
+from ...hardware import cpu_identity, isa_class
+from ...store.record_types import Environment, ResultsDoc, Scalar
+from ..judge.claims import NO_DATA, ClaimResult, Labeller, check_any_claim, plain_label
+from ..judge.effects import MARGIN, Finding, effect
+from ..judge.ratios import Ratio, RatioCache
+from ..judge.scenarios import Scenario, exclusion_reason, recommend, scenarios
+from ..load.noise import NoiseFloor, noise_floor
+from ..load.records import Measurement, Noise, back_to_back, read_documents, settings_id
+from ..load.select import TopicInfo, current, mark_stale
 
 HERE = "this machine"
 
@@ -331,9 +331,9 @@ def compare_files(here_path: str | Path, published_root: str | Path, snippets_di
     ``errors`` (file and field named) and the others are still used; the local file must load.
     ``only`` restricts the published side to these runner labels or "<runner>/<profile>" names;
     ``topics_only`` restricts the comparison to these topics."""
-    from ..store import load
-    from .dataset import load_topics
-    from .source import load_results
+    from ...store import load
+    from ..dataset import load_topics
+    from ..load.source import load_results
 
     topics, topic_errors = load_topics(snippets_dir)
     here_path = Path(here_path)

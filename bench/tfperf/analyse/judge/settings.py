@@ -4,7 +4,7 @@ For topics whose comparisons are between settings rather than variants (cpu_thre
 threads, OMP_NUM_THREADS, oneDNN), every measured settings group is compared with the
 baseline group for the same runner, parameters and variant: median(baseline) /
 median(group) (or, measured side by side, the median of per-round ratios) with its CI,
-and its finding (:func:`tfperf.analyse.effects.effect`: faster, slower, the same or
+and its finding (:func:`tfperf.analyse.judge.effects.effect`: faster, slower, the same or
 unclear, with the margin of every comparison of the guide).
 """
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..store.record_types import Scalar
-from .compare import exclusion_reason
+from ...store.record_types import Scalar
+from ..load.noise import NoiseFloor, noise_floor
+from ..load.records import Measurement, Noise, settings_id
 from .effects import MARGIN, Finding, effect
-from .noise import NoiseFloor, noise_floor
 from .ratios import Ratio, RatioCache
-from .records import Measurement, Noise, settings_id
+from .scenarios import exclusion_reason
 
 
 @dataclass

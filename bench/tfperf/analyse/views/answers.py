@@ -1,5 +1,5 @@
 """The reader's questions and their answers, in the guide's one vocabulary
-(:mod:`tfperf.analyse.effects`).
+(:mod:`tfperf.analyse.judge.effects`).
 
 * :func:`claim_answer`: one claim on each runner: its finding over the runner's scenarios
   in words, with magnitudes and the exceptions named, whether the source's answer holds,
@@ -19,11 +19,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..arrival import BACK_TO_BACK, Pattern, parse_id, words
-from ..hardware import isa_class, vendor
-from .claims import ClaimResult
-from .dataset import Dataset
-from .effects import (
+from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
+from ...hardware import isa_class, vendor
+from ..dataset import Dataset
+from ..judge.claims import ClaimResult
+from ..judge.effects import (
     EXPECTED,
     SUBSTANTIAL_SIZE,
     Finding,
@@ -35,8 +35,8 @@ from .effects import (
     ratio_text,
     summary_rest,
 )
-from .records import Runner
-from .versions import minor, sort_versions
+from ..load.records import Runner
+from ..load.versions import minor, sort_versions
 
 
 def hardware_name(runner: Runner | None, label: str = "") -> str:
@@ -160,7 +160,7 @@ def claim_answer(ds: Dataset, topic: str, claim_id: str, arrival: str | None = N
         ("at " if all(isinstance(v, (int, float)) for v in values(vs)) else "for ")
         + " or ".join(info.value_label(k, v) if info else f"{k} {v}" for v in values(vs))
         for k, vs in where.items())
-    if claim.get("compare") == "per_step":          # the fixed cost of a call apart (analyse/per_step.py)
+    if claim.get("compare") == "per_step":          # the fixed cost of a call apart (analyse/judge/per_step.py)
         base = f"{base} (per step)"
     return ClaimAnswer(topic, cr.id, str(claim.get("text", cr.id)), cand, base, scope, cr.expect, runners,
                        cr.verdict_text())

@@ -1,5 +1,5 @@
 """The home page's table of every claim: per runner, its finding in words and whether the
-source's answer holds (:func:`tfperf.analyse.answers.claim_answer`), with whether its finding
+source's answer holds (:func:`tfperf.analyse.views.answers.claim_answer`), with whether its finding
 changed across releases and whether some of its results are stale."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..dataset import Dataset
 from .answers import ClaimAnswer, claim_answer
-from .dataset import Dataset
 
 
 @dataclass
