@@ -17,9 +17,9 @@ from advise_fixture import RUNNER, build
 
 from tfperf.analyse import Dataset, Finding, analyse
 from tfperf.cli.advise import published
-from tfperf.render.advise_beside import PLAIN
-from tfperf.render.advise_html import page, vendored_scripts
-from tfperf.render.advise_text import Context, as_json, report
+from tfperf.render.report.advise_beside import PLAIN
+from tfperf.render.report.advise_html import page, vendored_scripts
+from tfperf.render.report.advise_text import Context, as_json, report
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["advise_predict", "advise_xla", "advise_serving", "advise_threads"]

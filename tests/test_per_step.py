@@ -32,9 +32,9 @@ from tfperf.analyse.judge.per_step import (
 from tfperf.analyse.load.records import Measurement
 from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import DirectiveError, parse_block
-from tfperf.render.embed import SvgCache
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.embed import SvgCache
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "site" / "per_step"
@@ -319,7 +319,7 @@ def test_a_fixed_cost_within_the_noise_reads_as_about_zero(tmp_path: Path) -> No
 
 
 def test_seconds_round_before_choosing_the_unit() -> None:
-    from tfperf.render.html import seconds
+    from tfperf.render.page.html import seconds
 
     assert seconds(0.000999999) == "1 ms" and seconds(0.0009994) == "999 µs" and seconds(0.05) == "50 ms"
 

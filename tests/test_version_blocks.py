@@ -14,10 +14,10 @@ from history_data import TOPIC, dataset
 from tfperf.analyse.dataset import Dataset
 from tfperf.analyse.judge.effects import vocabulary
 from tfperf.analyse.views.answers import claim_answer
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import parse_block
-from tfperf.render.embed import SvgCache
-from tfperf.render.version_chart import version_chart_specs
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.charts.version_chart import version_chart_specs
+from tfperf.render.page.directives import parse_block
+from tfperf.render.page.embed import SvgCache
 
 
 def _render(ds: Dataset, text: str) -> str:

@@ -13,7 +13,7 @@ where this machine sits against each published runner and profile:
   the default way here too (``effects.effect`` with this machine's noise floor);
 * which published runner has this machine's CPU (``RunnerSummary.same_cpu``).
 
-Plain functions over loaded documents, no formatting (see ``tfperf.render.versus_text``).
+Plain functions over loaded documents, no formatting (see ``tfperf.render.report.versus_text``).
 """
 
 from __future__ import annotations
