@@ -2,7 +2,7 @@
 answer first, computed from the data by :func:`tfperf.analyse.views.advice.advise` (the call to
 use), or for a topic that declares ``baseline_settings`` by
 :func:`tfperf.analyse.views.settings_advice.advise_settings` (the setting to change, if any);
-then what changed since the source (``render/then_now_lines.py``)."""
+then what changed since the source (``render/blocks/then_now_lines.py``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Render each placeholder kind to HTML from an analysed :class:`~tfperf.analyse.Dataset`.
 
 Statistics come from the analysis; this module only lays them out. Every data string
-goes through :func:`tfperf.render.html.h`.
+goes through :func:`tfperf.render.page.html.h`.
 """
 
 from __future__ import annotations

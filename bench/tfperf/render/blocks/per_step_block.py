@@ -22,7 +22,7 @@ from ..page.numbers import cost, cost_text, count, percent
 
 def _cost(iv: Interval) -> Markup:
     """A fixed cost or a cost per step: its figure (or "≈ 0 (within noise)") and, in small type,
-    its interval (:func:`tfperf.render.numbers.cost`)."""
+    its interval (:func:`tfperf.render.page.numbers.cost`)."""
     shown = cost(iv.point, iv.low, iv.high)
     return join([shown.text, Markup("<br>"), element("small", shown.detail)])
 

@@ -4,8 +4,8 @@ Colab opens a notebook from a GitHub repository by its address there
 (``https://colab.research.google.com/github/OWNER/REPO/blob/BRANCH/PATH``); it cannot open
 one from the published site. So the link needs the repository, a branch, and the notebook
 committed there: ``tfperf notebooks`` writes the topics' notebooks to ``docs/notebooks/``
-(``render/notebooks.py``), and the site links a topic only while that copy is the page's
-notebook byte for byte (``render/site.py``).
+(``render/page/notebooks.py``), and the site links a topic only while that copy is the page's
+notebook byte for byte (``render/site/site.py``).
 
 The repository and the branch, from the first source that names a repository:
 

@@ -26,7 +26,7 @@ class Context:
     prefix: str                                  # relative path from the page to the site root
     svgs: SvgCache
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
-    colab: dict[str, str] = field(default_factory=dict)       # topic -> "Open in Colab" url (render/colab.py)
+    colab: dict[str, str] = field(default_factory=dict)       # topic -> "Open in Colab" url (render/page/colab.py)
     topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
     topic_order: tuple[str, ...] = ()            # topic pages in the nav's reading order
     sources: Sources = field(default_factory=dict)            # topic -> what its sources reported (sources/*.yaml)
@@ -34,7 +34,7 @@ class Context:
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
     findings: dict[str, str] = field(default_factory=dict)    # topic -> its main finding in charts' words (chart_words)
     # A long part's HTML by file name, written next to the page and fetched when needed
-    # (render/fragments.py); None keeps every part in the page.
+    # (render/page/fragments.py); None keeps every part in the page.
     fragments: dict[str, str] | None = None
 
     def next_id(self, kind: str) -> str:

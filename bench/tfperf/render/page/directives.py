@@ -5,7 +5,7 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:chart predict_vs_call view=latency x=batch facet=model -->
     <!-- tfperf:recommendations predict_vs_call -->
     <!-- tfperf:claims predict_vs_call -->
-    <!-- tfperf:trends predict_vs_call -->      (verdicts per TensorFlow release: render/version_blocks.py)
+    <!-- tfperf:trends predict_vs_call -->      (verdicts per TensorFlow release: render/blocks/version_blocks.py)
     <!-- tfperf:changes predict_vs_call -->     <!-- tfperf:versions -->
     <!-- tfperf:breakdown predict_vs_call -->
     <!-- tfperf:notebook predict_vs_call -->
@@ -17,8 +17,8 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:breakeven xla_jit baseline=function candidate=xla -->
     <!-- tfperf:tenrun xla_jit -->
     <!-- tfperf:outputs mixed_precision isa=avx512_bf16,amx_bf16 -->   (each output's distance from the reference's)
-    <!-- tfperf:perstep train_step -->        (fixed cost per call apart from cost per step: render/per_step_block.py)
-    <!-- tfperf:answers xla_jit -->   <!-- tfperf:questions -->   (the questions first: render/answers_block.py)
+    <!-- tfperf:perstep train_step -->        (fixed cost per call apart from cost per step: render/blocks/per_step_block.py)
+    <!-- tfperf:answers xla_jit -->   <!-- tfperf:questions -->   (the questions first: render/blocks/answers_block.py)
 
 Inline figures inside prose (a Python-like call; only literal arguments)::
 

@@ -5,7 +5,7 @@ The small timing helper it imports is written by a cell whose code is out of sig
 Colab form, hidden in Jupyter, and removed from the site's page by the ``tfperf-hide``
 tag, see mkdocs.yml); the snippet's own code follows, as benchmarked.
 
-The same text is the site's notebook page (made at build time, ``render/site.py``) and the
+The same text is the site's notebook page (made at build time, ``render/site/site.py``) and the
 copy committed in ``docs/notebooks/`` that the "Open in Colab" link opens (Colab reads
 notebooks from GitHub only). ``tfperf notebooks`` writes the copies and ``tfperf notebooks
 --check`` finds stale ones; so the text is a function of the snippet alone, byte for byte:

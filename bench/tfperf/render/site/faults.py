@@ -9,7 +9,7 @@ row: a name of its own file, or ``<file>.py::<name>`` of another; the tests are 
 The table is written twice from the same rows: on the site's "Faults we test" page, what
 was tried, what happened and what was kept, in a reader's words (:func:`fill`); and in
 ``docs/maintainers/faults.md``, not published, the same rows with the tests that try them
-(:func:`maintainers_page`; ``python -m tfperf.render.faults`` rewrites it, ``--check``
+(:func:`maintainers_page`; ``python -m tfperf.render.site.faults`` rewrites it, ``--check``
 only says whether it is current).
 """
 
@@ -136,7 +136,7 @@ def maintainers_page(root: str | Path) -> str:
     return (
         "# Faults we test: the rows and their tests\n\n"
         "<!-- Generated from the tests' Fault:/Happens:/Kept:/Also: docstrings by\n"
-        "     `python -m tfperf.render.faults`; tests/test_faults_page.py fails while it is stale. -->\n\n"
+        "     `python -m tfperf.render.site.faults`; tests/test_faults_page.py fails while it is stale. -->\n\n"
         "The site's \"Faults we test\" page shows the first three columns of this table; this copy,\n"
         "not published, adds the tests that try each row. How to write a row and run the tests:\n"
         "[README.md](README.md#faults-we-test).\n\n"
@@ -144,10 +144,10 @@ def maintainers_page(root: str | Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tfperf.render.faults [--check] [--root DIR]``: rewrite the maintainers'
+    """``python -m tfperf.render.site.faults [--check] [--root DIR]``: rewrite the maintainers'
     table from the tests (exit status 0), or with ``--check`` say whether it is current
     (exit status 1 when it is not)."""
-    parser = argparse.ArgumentParser(prog="python -m tfperf.render.faults", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tfperf.render.site.faults", description=main.__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the repository (default: here)")
     parser.add_argument("--check", action="store_true", help="only check that the file is current")
     args = parser.parse_args(argv)
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     current = path.is_file() and path.read_text(encoding="utf-8") == text
     if args.check:
-        print(f"{path}: {'current' if current else 'stale: run python -m tfperf.render.faults'}")
+        print(f"{path}: {'current' if current else 'stale: run python -m tfperf.render.site.faults'}")
         return 0 if current else 1
     if not current:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
 """MkDocs hook (``hooks:`` in mkdocs.yml): fills ``<!-- faults:table -->`` on the "Faults we
-test" page with the table generated from the fault tests (:mod:`tfperf.render.faults`).
+test" page with the table generated from the fault tests (:mod:`tfperf.render.site.faults`).
 A cited test that is missing is logged as an error, which fails ``mkdocs build --strict``."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """MkDocs hook (``hooks:`` in mkdocs.yml): fills tfperf placeholders with tables and charts
 computed from data/, adds each topic's notebook page, and publishes the raw data.
 
-All logic lives in :mod:`tfperf.render.site`; this file only connects MkDocs events to it.
+All logic lives in :mod:`tfperf.render.site.site`; this file only connects MkDocs events to it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """MkDocs hook (``hooks:`` in mkdocs.yml): the site's address, each page's description, the
-notebook pages' titles and what search leaves out (:mod:`tfperf.render.page_meta`)."""
+notebook pages' titles and what search leaves out (:mod:`tfperf.render.site.page_meta`)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
 
 The notebook pages' "Open in Colab" link opens the copy committed in ``docs/notebooks/``
 of the GitHub repository named by ``TFPERF_REPO_URL``, ``GITHUB_REPOSITORY``, mkdocs.yml's
-``repo_url`` or the ``origin`` remote (``render/colab.py``); a topic gets it only while
+``repo_url`` or the ``origin`` remote (``render/page/colab.py``); a topic gets it only while
 that copy is its page's notebook byte for byte (``tfperf notebooks`` writes them).
 
 Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
@@ -73,7 +73,7 @@ class Site:
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
         self.colab_topics: set[str] = set()            # topics whose committed notebook is the page's
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
-        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/fragments.py)
+        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/page/fragments.py)
         self.urls: dict[str, str] = {}                 # page src -> page url
         self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
         self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
