@@ -3,7 +3,7 @@
 
 Each case's newest result in OLD is compared with its newest result in NEW through the stored
 95% CIs of the medians: a case is flagged when the intervals do not overlap and the medians
-differ by more than the threshold (tfperf.analyse.regress). Prints a markdown table.
+differ by more than the threshold (tfperf.analyse.views.regress). Prints a markdown table.
 
     python scripts/regression_report.py OLD NEW [--threshold 0.10] [--max-rows 60]
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from tfperf.analyse import regress
+from tfperf.analyse.views import regress
 from tfperf.errors import TfperfError
 from tfperf.store.files import load
 

@@ -19,9 +19,9 @@ from advise_fixture import RUNNER, build
 from tfperf.analyse import Dataset, Finding, analyse
 from tfperf.cli.advise import published
 from tfperf.errors import TfperfError
-from tfperf.render.advise_beside import PLAIN
-from tfperf.render.advise_html import NO_CHARTS, page
-from tfperf.render.advise_text import Context, as_json, report
+from tfperf.render.report.advise_beside import PLAIN
+from tfperf.render.report.advise_html import NO_CHARTS, page
+from tfperf.render.report.advise_text import Context, as_json, report
 from tfperf.render.vendor_js import LIBS, VENDOR, vendor_files, vendored_scripts
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.findings import findings
-from tfperf.analyse.noise import ASSUMED_NOISE, noise_floor
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.analyse.load.noise import ASSUMED_NOISE, noise_floor
+from tfperf.analyse.views.findings import findings
 from tfperf.store.ids import key_hash
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
@@ -142,9 +142,9 @@ def test_a_tie_names_no_winner(tmp_path: Path) -> None:
     """Give the fast variant the default's very samples on runner A, small size: it is no
     longer faster, so the recommendation is a tie between them (no winner named), in the
     analysis and in the rendered table; runner A's big size keeps its single winner."""
-    from tfperf.render.blocks import Context, render_block
-    from tfperf.render.directives import parse_block
-    from tfperf.render.embed import SvgCache
+    from tfperf.render.blocks.blocks import Context, render_block
+    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.embed import SvgCache
 
     root = tmp_path / "results"
     shutil.copytree(FIX / "data" / "results", root)
@@ -171,10 +171,10 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
     """On the fixture, "fast" beats the default 2x on runner A and is the same on runner B
     (by design): the advice names it, with runner B's finding in words; the wrong-output
     variant, though fastest, is never advised."""
-    from tfperf.analyse.advice import advise
-    from tfperf.render.blocks import Context, render_block
-    from tfperf.render.directives import parse_block
-    from tfperf.render.embed import SvgCache
+    from tfperf.analyse.views.advice import advise
+    from tfperf.render.blocks.blocks import Context, render_block
+    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.embed import SvgCache
 
     a = advise(ds, TOPIC)
     assert a is not None and a.use == "fast" and a.default == "slow_default"

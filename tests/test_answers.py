@@ -1,4 +1,4 @@
-"""Claims and questions answered in words (analyse/answers.py, ``tfperf answers``), on the
+"""Claims and questions answered in words (analyse/views/answers.py, ``tfperf answers``), on the
 frozen analysis fixture: runner A measures "fast" at twice the default's speed, runner B
 level with it. No TensorFlow."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tfperf.analyse import analyse, claim_answer, question_answers
-from tfperf.analyse.effects import Finding, Verdict
+from tfperf.analyse.judge.effects import Finding, Verdict
 from tfperf.cli import main
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"

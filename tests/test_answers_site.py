@@ -76,7 +76,7 @@ class _Stated(HTMLParser):
 
 
 def _pages(site: Path) -> list[Path]:
-    """Every page, and the long parts it fetches (render/fragments.py: the home table's cells)."""
+    """Every page, and the long parts it fetches (render/page/fragments.py: the home table's cells)."""
     return [p for p in sorted(site.rglob("*.html")) if not p.relative_to(site).parts[0] in ("assets", "search")]
 
 
@@ -126,7 +126,7 @@ def test_every_statement_of_a_claims_finding_agrees(site: Path) -> None:
 
 
 def test_every_badge_says_a_word_of_the_vocabulary_and_no_old_word_remains(site: Path) -> None:
-    from tfperf.analyse.effects import vocabulary
+    from tfperf.analyse.judge.effects import vocabulary
 
     words = vocabulary()
     badges = _parse(site).badges

@@ -1,4 +1,4 @@
-"""The per-request arrival patterns judged and answered (analyse/arrivals.py, answers.py),
+"""The per-request arrival patterns judged and answered (analyse/judge/arrivals.py, answers.py),
 on the frozen fixture of tests/fixtures/site/make_arrivals_fixture.py (its docstring gives
 the designed outcomes), without TensorFlow."""
 

@@ -1,4 +1,4 @@
-"""The per-request patterns on a topic page (render/arrivals_block.py, answers_block.py) and
+"""The per-request patterns on a topic page (render/blocks/arrivals_block.py, answers_block.py) and
 in ``tfperf answers``, from the synthetic fixture of tests/fixtures/site/make_arrivals_fixture.py;
 a topic without such results renders nothing new. No TensorFlow."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from tfperf.analyse.dataset import Dataset, analyse_documents
-from tfperf.render.answers_text import report
-from tfperf.render.blocks import render_block
-from tfperf.render.context import Context
-from tfperf.render.directives import parse_block
-from tfperf.render.embed import SvgCache
+from tfperf.render.blocks.blocks import render_block
+from tfperf.render.page.context import Context
+from tfperf.render.page.directives import parse_block
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.report.answers_text import report
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "arrivals"
 TOPIC = "fixture_arrivals"

@@ -1,4 +1,4 @@
-"""The regression report: tfperf.analyse.regress, scripts/regression_report.py and the merge
+"""The regression report: tfperf.analyse.views.regress, scripts/regression_report.py and the merge
 job's scripts/ci/regressions.sh (run for real on a small git repository). No TensorFlow."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from store_records import make_doc, make_result
 from test_ci_support import GIT_ENV, ROOT, copy_ci, git, measured, venv, write_doc
 
-from tfperf.analyse.regress import Point, compare, judge, markdown
+from tfperf.analyse.views.regress import Point, compare, judge, markdown
 
 Doc = dict[str, Any]
 

@@ -13,9 +13,9 @@ import pytest
 
 from tfperf import stats
 from tfperf.analyse import Dataset, analyse
-from tfperf.analyse.answers import claim_answer
-from tfperf.analyse.effects import Finding
-from tfperf.analyse.versus import compare_files
+from tfperf.analyse.judge.effects import Finding
+from tfperf.analyse.views.answers import claim_answer
+from tfperf.analyse.views.versus import compare_files
 from tfperf.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "site" / "analysis"
@@ -139,7 +139,7 @@ def test_cli_measures_here_without_results_and_passes_an_interruption_on(
 
 
 def test_terminal_units_round_up_cleanly() -> None:
-    from tfperf.render.versus_text import seconds
+    from tfperf.render.report.versus_text import seconds
 
     assert [seconds(x) for x in (0.0009996, 0.000999, 2.5e-7, None)] == ["1 ms", "999 us", "250 ns", "-"]
 

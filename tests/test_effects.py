@@ -1,4 +1,4 @@
-"""The one vocabulary (analyse/effects.py) on synthetic intervals, without TensorFlow: the
+"""The one vocabulary (analyse/judge/effects.py) on synthetic intervals, without TensorFlow: the
 four findings, the summary over scenarios, a claim's verdict, and the words."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfperf.analyse.effects import (
+from tfperf.analyse.judge.effects import (
     MARGIN,
     WORDS,
     Finding,
@@ -110,7 +110,7 @@ def test_a_substantial_minority_for_the_source_holds_in_some_cases() -> None:
 
 
 def test_every_word_has_a_symbol_and_a_class_and_the_rule_names_the_margin() -> None:
-    from tfperf.analyse.effects import RULE
+    from tfperf.analyse.judge.effects import RULE
 
     assert {"faster", "slower", "the same", "unclear", "depends on the case", "holds", "does not hold",
             "holds in some cases"} <= vocabulary()

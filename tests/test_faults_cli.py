@@ -2,7 +2,7 @@
 folder, and the memory cap every run gets by default.
 
 Each test's docstring starts with "Fault:" / "Happens:" / "Kept:" lines; the guide's
-"Faults we test" page is generated from them (tfperf.render.faults)."""
+"Faults we test" page is generated from them (tfperf.render.site.faults)."""
 
 from __future__ import annotations
 

@@ -19,10 +19,10 @@ import pytest
 from tfperf import __version__, store
 from tfperf.analyse import Dataset, analyse
 from tfperf.cli import main
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import parse_block, parse_inline
-from tfperf.render.embed import SvgCache
-from tfperf.render.inline import render_inline
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.directives import parse_block, parse_inline
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.site.inline import render_inline
 from tfperf.store.versions import newer_than_this, release
 
 ROOT = Path(__file__).resolve().parents[1]

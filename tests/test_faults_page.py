@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.render import faults
+from tfperf.render.site import faults
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,7 +81,7 @@ def test_table_escapes_and_fills_only_the_placeholder(tmp_path: Path) -> None:
 def test_the_maintainers_copy_is_current(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     committed = ROOT / faults.MAINTAINERS_PAGE
     assert committed.read_text(encoding="utf-8") == faults.maintainers_page(ROOT), (
-        f"{faults.MAINTAINERS_PAGE} is stale: run python -m tfperf.render.faults")
+        f"{faults.MAINTAINERS_PAGE} is stale: run python -m tfperf.render.site.faults")
     # The command writes it, and --check says whether it is current.
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text('def test_a():\n    """Fault: f.\n    Happens: h.\n    Kept: k."""\n')
@@ -95,6 +95,6 @@ def test_the_maintainers_copy_is_current(tmp_path: Path, capsys: pytest.CaptureF
 def test_a_code_span_shows_its_angle_brackets_once() -> None:
     """Outside a code span < and & are escaped; inside, Markdown shows them as they are (escaped
     twice, the page read "&lt;file&gt;.claims")."""
-    from tfperf.render.faults import _cell
+    from tfperf.render.site.faults import _cell
 
     assert _cell("one `<file>.claims: a & b` <x> & y | z") == "one `<file>.claims: a & b` &lt;x&gt; &amp; y \\| z"

@@ -2,7 +2,7 @@
 terminal): interrupted by SIGINT, SIGTERM or SIGKILL and resumed; a snippet that eats memory.
 
 Each test's docstring starts with "Fault:" / "Happens:" / "Kept:" lines; the guide's
-"Faults we test" page is generated from them (tfperf.render.faults)."""
+"Faults we test" page is generated from them (tfperf.render.site.faults)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ unknown keys inside nested objects, and summaries that do not match their sample
 Each is judged alone (no TensorFlow).
 
 Each test's docstring starts with "Fault:" / "Happens:" / "Kept:" lines; the guide's
-"Faults we test" page is generated from them (tfperf.render.faults)."""
+"Faults we test" page is generated from them (tfperf.render.site.faults)."""
 
 from __future__ import annotations
 

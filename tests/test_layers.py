@@ -92,10 +92,10 @@ def test_the_reader_sees_what_the_code_does(tmp_path: Path) -> None:
     """The checks' own view, so that a reader bug cannot pass everything: a name render
     imports from the facade is seen, and so are a planted dynamic import and a facade
     export nobody uses."""
-    assert "Dataset" in facade_names(PACKAGE)                           # render/site.py: from ..analyse import Dataset
+    assert "Dataset" in facade_names(PACKAGE)                           # render/site/site.py: from ...analyse import Dataset
     copy = tmp_path / "tfperf"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    html = copy / "render" / "html.py"
+    html = copy / "render" / "page" / "html.py"
     html.write_text(html.read_text(encoding="utf-8") + "\nimport importlib\nimportlib.import_module('keras')\n",
                     encoding="utf-8")
     assert [d.split(" ")[1] for d in dynamic_imports(copy)] == ["keras"]

@@ -13,11 +13,11 @@ import pytest
 from test_venvs import FakeCommands
 from test_version_changes import cell, check
 
-from tfperf.analyse.effects import Finding
-from tfperf.analyse.version_verdicts import VersionStrip, _cell, steady_text, strip_text
-from tfperf.analyse.versions import build_date, is_development, short_labels, sort_versions
+from tfperf.analyse.judge.effects import Finding
+from tfperf.analyse.judge.version_verdicts import VersionStrip, _cell, steady_text, strip_text
+from tfperf.analyse.load.versions import build_date, is_development, short_labels, sort_versions
 from tfperf.measure import venvs
-from tfperf.render.version_blocks import _verdict
+from tfperf.render.blocks.version_blocks import _verdict
 
 NIGHTLY = "2.23.0-dev20261125"        # as tf.__version__ reports a tf-nightly build
 
@@ -109,7 +109,7 @@ def test_a_nightly_is_never_current_and_is_the_versions_tables_last_column() -> 
 
     from history_data import TOPIC, dataset
 
-    from tfperf.analyse.select import current
+    from tfperf.analyse.load.select import current
 
     ds = dataset()
     as_nightly = [replace(m, key={**m.key, "tensorflow": NIGHTLY}) if m.source.profile == "history" and m.tensorflow == "2.21.0" else m
@@ -121,9 +121,9 @@ def test_a_nightly_is_never_current_and_is_the_versions_tables_last_column() -> 
     assert strips and all(s.versions[-1] == NIGHTLY and not is_development(s.versions[-2]) for s in strips)
     # The claims x releases table: the nightly's column is labelled a development build and
     # not counted among the releases.
-    from tfperf.render.blocks import Context, render_block
-    from tfperf.render.directives import parse_block
-    from tfperf.render.embed import SvgCache
+    from tfperf.render.blocks.blocks import Context, render_block
+    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.embed import SvgCache
 
     html = str(render_block(parse_block("versions"), Context(replace(ds, measurements=as_nightly), prefix="",
                                                               svgs=SvgCache(None))))

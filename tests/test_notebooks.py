@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tfperf.render.notebooks import HIDE_TAG, packages, snippet_notebook
+from tfperf.render.page.notebooks import HIDE_TAG, packages, snippet_notebook
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
 

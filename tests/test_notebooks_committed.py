@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tfperf.cli import main
-from tfperf.render.notebooks import NOTEBOOKS_DIR, project_notebooks, stale_notebooks, topic_notebook
+from tfperf.render.page.notebooks import NOTEBOOKS_DIR, project_notebooks, stale_notebooks, topic_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"

@@ -1,4 +1,4 @@
-"""A call's fixed cost apart from its cost per step (analyse/per_step.py), claims judged per
+"""A call's fixed cost apart from its cost per step (analyse/judge/per_step.py), claims judged per
 step (``compare: per_step``) and the ``perstep`` block, on the frozen fixture
 tests/fixtures/site/per_step/ (made by make_per_step_fixture.py: known costs, see COSTS
 there). No TensorFlow."""
@@ -17,10 +17,10 @@ import pytest
 
 from tfperf import stats
 from tfperf.analyse import analyse
-from tfperf.analyse.claims import ClaimResult, check_claim
 from tfperf.analyse.dataset import load_topics
-from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.per_step import (
+from tfperf.analyse.judge.claims import ClaimResult, check_claim
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.analyse.judge.per_step import (
     PARAM_KEY,
     fit_samples,
     line,
@@ -29,12 +29,12 @@ from tfperf.analyse.per_step import (
     step_scenarios,
     with_step_param,
 )
-from tfperf.analyse.records import Measurement
+from tfperf.analyse.load.records import Measurement
 from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import DirectiveError, parse_block
-from tfperf.render.embed import SvgCache
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.embed import SvgCache
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "site" / "per_step"
@@ -289,7 +289,7 @@ def test_the_block_needs_a_topic_with_per_step(ds) -> None:  # type: ignore[no-u
 
 
 def test_the_fixture_passes_the_store() -> None:
-    from tfperf.analyse.source import load_results
+    from tfperf.analyse.load.source import load_results
 
     docs, errors = load_results(RESULTS)
     assert errors == [] and len(docs) == 1
@@ -319,7 +319,7 @@ def test_a_fixed_cost_within_the_noise_reads_as_about_zero(tmp_path: Path) -> No
 
 
 def test_seconds_round_before_choosing_the_unit() -> None:
-    from tfperf.render.html import seconds
+    from tfperf.render.page.html import seconds
 
     assert seconds(0.000999999) == "1 ms" and seconds(0.0009994) == "999 µs" and seconds(0.05) == "50 ms"
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.charts import chart_spec
-from tfperf.render.directives import DirectiveError, parse_block, parse_inline
-from tfperf.render.embed import SvgCache
-from tfperf.render.html import script_json, table
-from tfperf.render.inline import render_inline
-from tfperf.render.site import Site
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.charts.charts import chart_spec
+from tfperf.render.page.directives import DirectiveError, parse_block, parse_inline
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.html import script_json, table
+from tfperf.render.site.inline import render_inline
+from tfperf.render.site.site import Site
 from tfperf.store.ids import env_id
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
@@ -162,7 +162,7 @@ def test_page_without_data_and_fenced_examples(tmp_path: Path) -> None:
 def test_breakdown_shows_stored_per_call_seconds(tmp_path: Path) -> None:
     """Breakdown records store seconds per call of the profiled variant; the table shows
     them as they are (a bug once divided them by the number of calls again)."""
-    from tfperf.render.html import seconds
+    from tfperf.render.page.html import seconds
 
     root = _copy(tmp_path)
     path = root / "fixture-a" / "full.json"

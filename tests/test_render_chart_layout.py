@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tfperf.render.charts import MAX_SERIES, PALETTE, ChartError, chart_spec, has_trend, log_ticks
-from tfperf.render.settings_chart import settings_chart_spec
+from tfperf.render.charts.charts import MAX_SERIES, PALETTE, ChartError, chart_spec, has_trend, log_ticks
+from tfperf.render.charts.settings_chart import settings_chart_spec
 
 
 def _rows(batches: list[int], labels: dict[str, str] | None = None) -> list[dict[str, Any]]:

@@ -15,13 +15,13 @@ import pytest
 import yaml
 
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.settings import baseline_of
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.charts import ChartError
-from tfperf.render.directives import DirectiveError, parse_block
-from tfperf.render.embed import SvgCache
-from tfperf.render.settings_chart import settings_chart_spec, x_positions
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.analyse.judge.settings import baseline_of
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.charts.charts import ChartError
+from tfperf.render.charts.settings_chart import settings_chart_spec, x_positions
+from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.embed import SvgCache
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"
 T = "fixture_settings"
@@ -188,8 +188,8 @@ def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped
 
 
 def test_prose_branches_on_the_finding(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from tfperf.render.directives import parse_inline
-    from tfperf.render.inline import render_inline
+    from tfperf.render.page.directives import parse_inline
+    from tfperf.render.site.inline import render_inline
 
     def when(claim: str, ds=ds, where: str = "") -> str:  # type: ignore[no-untyped-def]
         return str(render_inline(parse_inline(
@@ -227,8 +227,8 @@ def test_prose_branches_on_the_finding(ds, tmp_path: Path) -> None:  # type: ign
 
 
 def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyped-def]
-    from tfperf.render.directives import parse_inline
-    from tfperf.render.inline import render_inline
+    from tfperf.render.page.directives import parse_inline
+    from tfperf.render.site.inline import render_inline
 
     def when(extra: str) -> str:
         return str(render_inline(parse_inline(
@@ -300,8 +300,8 @@ def test_a_failed_control_makes_the_scenarios_settings_claims_unclear(tmp_path: 
     assert was["one_thread_slower"].verdict("fixture-a") == Verdict.HOLDS
     assert res["one_thread_slower"].summary("fixture-a").finding == Finding.UNCLEAR
     assert res["one_thread_slower"].verdict("fixture-a") == Verdict.UNCLEAR
-    from tfperf.render.directives import parse_inline
-    from tfperf.render.inline import render_inline
+    from tfperf.render.page.directives import parse_inline
+    from tfperf.render.site.inline import render_inline
     prose = str(render_inline(parse_inline('when("fixture_settings", "one_thread_slower", runner="fixture-a", '
                                            'faster="faster", unclear="cannot be told")'), after))
     assert "cannot be told" in prose and 'data-outcome="unclear"' in prose

@@ -1,4 +1,4 @@
-"""Tables as the render stage writes them (bench/tfperf/render/html.py and the blocks), on
+"""Tables as the render stage writes them (bench/tfperf/render/page/html.py and the blocks), on
 frozen fixtures, no browser: every column shown has a named header and a column with nothing
 in it is left out; a row names its scenario (or topic) even where the row above already did,
 so that a card on a phone keeps it; a long table has a summary that counts its rows and folds
@@ -17,10 +17,10 @@ import pytest
 from history_data import dataset as history_dataset
 
 from tfperf.analyse import analyse
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import parse_block
-from tfperf.render.embed import SvgCache
-from tfperf.render.html import FOLD_ROWS, Markup, again, fold, hidden, table
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.directives import parse_block
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.html import FOLD_ROWS, Markup, again, fold, hidden, table
 
 FIX = Path(__file__).parent / "fixtures" / "site"
 

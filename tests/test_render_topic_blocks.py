@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.charts import chart_spec
-from tfperf.render.directives import DirectiveError, parse_block, parse_inline
-from tfperf.render.embed import SvgCache
-from tfperf.render.inline import render_inline
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.charts.charts import chart_spec
+from tfperf.render.page.directives import DirectiveError, parse_block, parse_inline
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.site.inline import render_inline
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"
 T = "fixture_steps"

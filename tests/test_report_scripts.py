@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from tfperf.analyse.dataset import Dataset, analyse_documents
-from tfperf.analyse.effects import vocabulary
+from tfperf.analyse.judge.effects import vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNERS = sorted(p.name for p in (ROOT / "data" / "results").iterdir() if (p / "full.json").is_file())

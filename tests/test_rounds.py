@@ -16,8 +16,8 @@ from tfperf import stats
 from tfperf.measure.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, relative_halfwidth, round_order
 
 if TYPE_CHECKING:
-    from tfperf.analyse.claims import ClaimCheck, ClaimResult
-    from tfperf.analyse.ratios import Ratio
+    from tfperf.analyse.judge.claims import ClaimCheck, ClaimResult
+    from tfperf.analyse.judge.ratios import Ratio
 
 SLOTS = [Slot("g1", "a"), Slot("g1", "b"), Slot("g2", "a2"), Slot("g2", "b2"), Slot("g1", "a", aa=True)]
 
@@ -301,7 +301,7 @@ def test_aa_noise_is_the_distance_from_one_or_the_ci_halfwidth() -> None:
 def test_four_findings_one_rule_for_the_measuring_side_and_the_pages() -> None:
     """stats.finding is the rule both sides use: the rounds go on while a comparison is
     unclear, and the pages word the same finding (analyse.effects.effect)."""
-    from tfperf.analyse.effects import Finding, effect
+    from tfperf.analyse.judge.effects import Finding, effect
 
     assert stats.judge(1.30, 1.25, 1.35, noise=0.02).finding == stats.FASTER
     assert stats.judge(1.00, 0.99, 1.01, noise=0.02).finding == stats.SAME      # within the noise
@@ -326,9 +326,9 @@ def test_detectable_effect_grows_with_the_ci_and_the_noise() -> None:
 def _claim_check(ratio: Ratio, within_tolerance: bool | None = True, **claim: object) -> ClaimCheck:
     from types import SimpleNamespace
 
-    from tfperf.analyse.claims import _check
-    from tfperf.analyse.compare import Scenario
-    from tfperf.analyse.noise import NoiseFloor
+    from tfperf.analyse.judge.claims import _check
+    from tfperf.analyse.judge.scenarios import Scenario
+    from tfperf.analyse.load.noise import NoiseFloor
 
     winner = SimpleNamespace(within_tolerance=within_tolerance)     # all _check reads of the winner
     return _check({"id": "c", **claim}, Scenario("box", "t", {}, {}), ratio, NoiseFloor(0.01, "A/A"),
@@ -337,8 +337,8 @@ def _claim_check(ratio: Ratio, within_tolerance: bool | None = True, **claim: ob
 
 def _result(*checks: ClaimCheck) -> ClaimResult:
     """A claim (expect: faster, the default) over ``checks``, each its own scenario (batch 1, 2, 4...)."""
-    from tfperf.analyse.claims import ClaimResult
-    from tfperf.analyse.compare import Scenario
+    from tfperf.analyse.judge.claims import ClaimResult
+    from tfperf.analyse.judge.scenarios import Scenario
 
     for i, ch in enumerate(checks):
         ch.scenario = Scenario("box", "t", {"batch": 2 ** i}, {})
@@ -349,8 +349,8 @@ def test_a_claim_counts_only_speedups_of_its_minimum_effect() -> None:
     """A tight 3% speedup under a 1% noise floor: below the default minimum effect of 5%
     the comparison finds the two the same and the claim does not hold, unless the claim
     asks for less."""
-    from tfperf.analyse.effects import MARGIN, Finding, Verdict
-    from tfperf.analyse.ratios import Ratio
+    from tfperf.analyse.judge.effects import MARGIN, Finding, Verdict
+    from tfperf.analyse.judge.ratios import Ratio
 
     r = Ratio(1.03, 1.02, 1.04, paired=True, n=40)
     assert MARGIN == 0.05
@@ -368,8 +368,8 @@ def test_a_wrong_output_never_wins() -> None:
     """Three times faster, but the winner's output is outside tolerance: no result for that
     scenario (never "faster"), a claim with only such scenarios does not hold, and the
     words say so."""
-    from tfperf.analyse.effects import Finding, Verdict
-    from tfperf.analyse.ratios import Ratio
+    from tfperf.analyse.judge.effects import Finding, Verdict
+    from tfperf.analyse.judge.ratios import Ratio
 
     fast = Ratio(3.0, 2.9, 3.1, paired=True, n=40)
     assert _claim_check(fast).finding == Finding.FASTER
@@ -394,8 +394,8 @@ def test_does_not_hold_and_unclear_read_as_different_lines() -> None:
     """The summary never merges "does not hold" with "unclear" (issue 13): each finding, and
     their mixes, is its own line, with the direction of a claim that does not hold in
     words."""
-    from tfperf.analyse.effects import Finding
-    from tfperf.analyse.ratios import Ratio
+    from tfperf.analyse.judge.effects import Finding
+    from tfperf.analyse.judge.ratios import Ratio
 
     def faster() -> ClaimCheck:
         return _claim_check(Ratio(2.0, 1.9, 2.1, paired=True, n=40))

@@ -4,8 +4,8 @@ environments only."""
 
 from __future__ import annotations
 
-from tfperf.analyse.records import Runner
-from tfperf.render.blocks import _keras_in_use
+from tfperf.analyse.load.records import Runner
+from tfperf.render.blocks.blocks import _keras_in_use
 
 
 def _env(tf: str, keras: str, t: str, **more: str) -> dict:

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.analyse.settings_advice import FASTER, SLOWER, UNCLEAR, advise_settings
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import parse_block
-from tfperf.render.embed import SvgCache
+from tfperf.analyse.views.settings_advice import FASTER, SLOWER, UNCLEAR, advise_settings
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.directives import parse_block
+from tfperf.render.page.embed import SvgCache
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"
 TOPIC = "fixture_settings"

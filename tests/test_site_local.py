@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import Finding, Verdict
-from tfperf.analyse.local import this_machine
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.analyse.views.local import this_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 ANALYSIS = ROOT / "tests" / "fixtures" / "site" / "analysis"

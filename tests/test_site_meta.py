@@ -1,4 +1,4 @@
-"""What the site says about its pages outside their text (render/page_meta.py): the site's
+"""What the site says about its pages outside their text (render/site/page_meta.py): the site's
 address (``site_url``) and a sitemap with every page; a description per page from its
 first paragraph of prose; notebook pages titled apart from their topic pages; a search
 index of prose and headings, without table cells, strips or chart data.
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tfperf.render.page_meta import (
+from tfperf.render.site.page_meta import (
     DESCRIPTION_LIMIT,
     default_site_url,
     exclude_from_search,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.render.blocks import os_name
+from tfperf.render.blocks.blocks import os_name
 
 ROOT = Path(__file__).resolve().parents[1]
 

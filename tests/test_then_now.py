@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.analyse.answers import claim_answer
 from tfperf.analyse.dataset import load_topics
-from tfperf.analyse.effects import Finding, Verdict, range_text
-from tfperf.analyse.origins import SourcesFileError, load_sources
-from tfperf.analyse.then_now import then_now
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.context import badge, stated
-from tfperf.render.directives import parse_block
-from tfperf.render.embed import SvgCache
-from tfperf.render.html import h
+from tfperf.analyse.judge.effects import Finding, Verdict, range_text
+from tfperf.analyse.load.origins import SourcesFileError, load_sources
+from tfperf.analyse.views.answers import claim_answer
+from tfperf.analyse.views.then_now import then_now
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.context import badge, stated
+from tfperf.render.page.directives import parse_block
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.html import h
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
@@ -179,7 +179,7 @@ def test_every_topic_page_has_a_sources_file_that_loads() -> None:
 
 
 def test_a_claim_without_results_says_so_instead_of_a_range(tmp_path: Path) -> None:
-    from tfperf.render.then_now_lines import figure_line
+    from tfperf.render.blocks.then_now_lines import figure_line
 
     empty = analyse(tmp_path / "no-results", FIX / "snippets")
     sources, _ = load_sources(_write(tmp_path, GOOD), CLAIMS)

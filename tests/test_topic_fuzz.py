@@ -32,7 +32,7 @@ from test_intake_fuzz import paths_into
 from tfperf import cases
 from tfperf.errors import CaseGridError
 from tfperf.measure import envinfo, orchestrate
-from tfperf.render.site import Site
+from tfperf.render.site.site import Site
 
 ROOT = Path(__file__).resolve().parents[1]
 ANALYSIS = ROOT / "tests" / "fixtures" / "site" / "analysis"

@@ -18,13 +18,13 @@ import pytest
 import yaml
 
 from tfperf.analyse import analyse, question_answers
-from tfperf.analyse.origins import load_sources
+from tfperf.analyse.load.origins import load_sources
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
-from tfperf.render.context import no_results
-from tfperf.render.directives import parse_inline
-from tfperf.render.inline import _share, render_inline
-from tfperf.render.site import Site
+from tfperf.render.page.context import no_results
+from tfperf.render.page.directives import parse_inline
+from tfperf.render.site.inline import _share, render_inline
+from tfperf.render.site.site import Site
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "input_pipeline.yaml"

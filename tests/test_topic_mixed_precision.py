@@ -21,9 +21,9 @@ import yaml
 from tfperf.analyse import analyse
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import DirectiveError, parse_block
-from tfperf.render.embed import SvgCache
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.embed import SvgCache
 from tfperf.store.ids import env_id
 
 ROOT = Path(__file__).resolve().parent.parent

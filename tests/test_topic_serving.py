@@ -22,7 +22,7 @@ import pytest
 
 from tfperf import HARNESS_VERSION, store
 from tfperf.analyse import analyse
-from tfperf.analyse.effects import EXPECTED
+from tfperf.analyse.judge.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 from tfperf.store import ids
@@ -193,9 +193,9 @@ def test_the_page_tables_never_rank_the_wrong_format(wrong_fastest: Path) -> Non
     metrics table (latency beside load time and size) marks ONNX's output as wrong."""
     import re
 
-    from tfperf.render.blocks import Context, render_block
-    from tfperf.render.directives import parse_block
-    from tfperf.render.embed import SvgCache
+    from tfperf.render.blocks.blocks import Context, render_block
+    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.embed import SvgCache
 
     ds = analyse(wrong_fastest, SNIPPETS)
     ctx = Context(ds, prefix="", svgs=SvgCache(None))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tfperf.analyse.effects import EXPECTED
+from tfperf.analyse.judge.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 

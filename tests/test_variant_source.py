@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tfperf.analyse.select import TopicInfo, mark_stale
+from tfperf.analyse.load.select import TopicInfo, mark_stale
 from tfperf.cases import discover
 from tfperf.cases.topic import load_topic
 from tfperf.cases.variant_source import source_hashes

@@ -11,13 +11,13 @@ from html.parser import HTMLParser
 
 from history_data import TOPIC, dataset
 
-from tfperf.analyse.answers import claim_answer
 from tfperf.analyse.dataset import Dataset
-from tfperf.analyse.effects import vocabulary
-from tfperf.render.blocks import Context, render_block
-from tfperf.render.directives import parse_block
-from tfperf.render.embed import SvgCache
-from tfperf.render.version_chart import version_chart_specs
+from tfperf.analyse.judge.effects import vocabulary
+from tfperf.analyse.views.answers import claim_answer
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.charts.version_chart import version_chart_specs
+from tfperf.render.page.directives import parse_block
+from tfperf.render.page.embed import SvgCache
 
 
 def _render(ds: Dataset, text: str) -> str:
@@ -146,7 +146,7 @@ def test_topic_section_strips_and_charts() -> None:
 
 def test_chart_rows_have_the_interval_per_release() -> None:
     ds = dataset()
-    from tfperf.analyse.version_verdicts import speedup_rows
+    from tfperf.analyse.judge.version_verdicts import speedup_rows
 
     s = next(s for s in ds.version_strips(TOPIC) if s.claim_id == "fast_beats_default_small" and s.runner == "fixture-a")
     rows = speedup_rows(s)

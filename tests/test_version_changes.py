@@ -1,14 +1,14 @@
-"""When a TensorFlow release changes a claim's finding (analyse/version_verdicts.py): only
+"""When a TensorFlow release changes a claim's finding (analyse/judge/version_verdicts.py): only
 when the finding differs on the scenarios the two releases share and, in one of them at
 least, their confidence intervals do not overlap. No TensorFlow."""
 
 from __future__ import annotations
 
-from tfperf.analyse.claims import ClaimCheck
-from tfperf.analyse.compare import Scenario
-from tfperf.analyse.effects import MARGIN, Finding, effect
-from tfperf.analyse.ratios import Ratio
-from tfperf.analyse.version_verdicts import VersionStrip, _cell, changed
+from tfperf.analyse.judge.claims import ClaimCheck
+from tfperf.analyse.judge.effects import MARGIN, Finding, effect
+from tfperf.analyse.judge.ratios import Ratio
+from tfperf.analyse.judge.scenarios import Scenario
+from tfperf.analyse.judge.version_verdicts import VersionStrip, _cell, changed
 
 
 def check(batch: int, low: float, high: float) -> ClaimCheck:

@@ -285,7 +285,7 @@ def _pooled_quantiles(rounds: Sequence[np.ndarray], picks: np.ndarray, q: float)
     return np.array([np.quantile(np.concatenate([rounds[i] for i in row]), q) for row in picks])
 
 
-# What one comparison found: the rule of the guide's vocabulary (analyse/effects.py words
+# What one comparison found: the rule of the guide's vocabulary (analyse/judge/effects.py words
 # it; the measuring side uses it to decide when a comparison needs more rounds).
 #
 # The smallest speedup a claim counts, unless it names its own ``min_effect``. Below it

@@ -1,39 +1,34 @@
 """Analysis of stored results: pure functions over loaded documents, no TensorFlow.
 
-* ``source``   – read the results files (through the store when available);
-* ``records``  – flatten documents into measurements, A/A noise records, runners;
-* ``select``   – stale marking, the current result per case, history per version;
-* ``effects``  – the one vocabulary: a comparison's finding (faster, slower, the same,
-  unclear), a summary over scenarios, a claim's verdict, their words, symbols and CSS;
-* ``compare``  – scenarios and recommendations (fastest correct variant vs the default);
-* ``claims``   – claims tested per scenario and runner;
-* ``answers``  – each claim and each of a topic's questions answered in words;
-* ``arrivals`` – the per-request arrival patterns: percentiles, speedups, claims per pattern;
-* ``versions`` – TensorFlow releases: which one a result measured, numeric order, labels;
-* ``version_verdicts`` – a claim's finding per release on a runner, and where it changed;
-* ``versions_table``   – the home page's claims × releases table;
-* ``findings`` – the home page's table of every claim;
-* ``failures`` – failed results in words ("failed: N cases", the first error);
-* ``dataset``  – all of it computed once: ``analyse(results_root, snippets_dir)``.
+Three sub-packages by role, each lower one imported by the ones above it, and the module that
+puts them together:
+
+* ``load/``   – loading and selecting results: the files read, flattened into records, the
+  current result per case, releases, noise floors, failures, the sources' figures;
+* ``judge/``  – judging them: speedups with intervals, the one vocabulary of findings (faster,
+  slower, the same, unclear), recommendations, claims, controls, per-step costs, arrival
+  patterns, findings per release;
+* ``dataset`` – all of it computed once: ``analyse(results_root, snippets_dir)``;
+* ``views/``  – what the pages and reports need from a ``Dataset``: answers, advice, the home
+  page's tables, then and now, this machine against the published runners, regressions.
+
+Each sub-package's ``__init__`` names its modules and what each is for.
 
 This package is the stage's public API: render and the CLI import the analysis from
-``tfperf.analyse`` only, never from its modules (tests/test_layers.py and the "facade"
-contract in pyproject.toml fail on a deep import). It exports exactly the names they use,
+``tfperf.analyse`` only, never from its modules (the "facade" contract in pyproject.toml and
+tests/test_layers.py fail on a deep import). It exports exactly the names they use,
 ``__all__`` below; a new one is added here when a renderer needs it. Three are exported under
 another name than their module gives them (``headline_findings``, ``claims_by_release``,
-``topic_then_now``): a name equal to a module's would replace that module on the package
+``topic_then_now``): a name equal to a module's would replace that module on its package
 and read, to both checks, as an import of the module. No module of this package imports
 the package itself (that would be a cycle): they import each other by module.
 """
 
 from ..cases import Claim
-from .advice import advise
-from .answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers
-from .arrivals import PatternRow, PatternTable
-from .claims import ClaimCheck, scenario_labels
-from .compare import exclusion_reason, nonfinite
 from .dataset import Dataset, analyse, load_topics
-from .effects import (
+from .judge.arrivals import PatternRow, PatternTable
+from .judge.claims import ClaimCheck, scenario_labels
+from .judge.effects import (
     MARGIN,
     RULE,
     SUMMARY_RULE,
@@ -46,17 +41,10 @@ from .effects import (
     summarise,
     summary_text,
 )
-from .failures import error_line, failed_results
-from .findings import findings as headline_findings
-from .local import LOCAL_ROOT, ThisMachine, this_machine
-from .origins import Origin, Sources, load_sources
-from .per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
-from .ratios import RatioCache
-from .records import ChartRow, LoadedBreakdown, Measurement, params_id, settings_id
-from .settings_advice import Choice, SettingsAdvice, advise_settings
-from .then_now import ThenNow
-from .then_now import then_now as topic_then_now
-from .version_verdicts import (
+from .judge.per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
+from .judge.ratios import RatioCache
+from .judge.scenarios import exclusion_reason, nonfinite
+from .judge.version_verdicts import (
     FAILED,
     NOT_AVAILABLE,
     NOT_MEASURED,
@@ -67,9 +55,19 @@ from .version_verdicts import (
     speedup_rows,
     steady_text,
 )
-from .versions import is_development, listing, release_key, short_labels, sort_versions
-from .versions_table import versions_table as claims_by_release
-from .versus import Versus, as_json, compare_files
+from .load.failures import error_line, failed_results
+from .load.origins import Origin, Sources, load_sources
+from .load.records import ChartRow, LoadedBreakdown, Measurement, params_id, settings_id
+from .load.versions import is_development, listing, release_key, short_labels, sort_versions
+from .views.advice import advise
+from .views.answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers
+from .views.findings import findings as headline_findings
+from .views.local import LOCAL_ROOT, ThisMachine, this_machine
+from .views.settings_advice import Choice, SettingsAdvice, advise_settings
+from .views.then_now import ThenNow
+from .views.then_now import then_now as topic_then_now
+from .views.versions_table import versions_table as claims_by_release
+from .views.versus import Versus, as_json, compare_files
 
 __all__ = [
     "FAILED", "LOCAL_ROOT", "MARGIN", "NOT_AVAILABLE", "NOT_MEASURED", "N_BOOT", "RULE", "SUMMARY_RULE", "VERDICT_RULE",

@@ -15,19 +15,28 @@ from typing import Any
 from ..cases import Claim, load
 from ..errors import ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
-from .arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
-from .breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
-from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
-from .compare import Recommendation, Scenario, exclusion_reason, recommend, scenarios
-from .noise import noise_floor
-from .per_step import with_step_param
-from .ratios import RatioCache
-from .records import ChartRow, LoadedBreakdown, Measurement, Noise, Runner, back_to_back, read_documents, settings_id
-from .select import TopicInfo, current, history, mark_stale, per_version
-from .settings import SettingsSpeedup, settings_speedups
-from .source import load_results
-from .version_verdicts import VersionStrip, version_strips
-from .versions import HISTORY_PROFILE, release_key
+from .judge.arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
+from .judge.breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
+from .judge.claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
+from .judge.per_step import with_step_param
+from .judge.ratios import RatioCache
+from .judge.scenarios import Recommendation, Scenario, exclusion_reason, recommend, scenarios
+from .judge.settings import SettingsSpeedup, settings_speedups
+from .judge.version_verdicts import VersionStrip, version_strips
+from .load.noise import noise_floor
+from .load.records import (
+    ChartRow,
+    LoadedBreakdown,
+    Measurement,
+    Noise,
+    Runner,
+    back_to_back,
+    read_documents,
+    settings_id,
+)
+from .load.select import TopicInfo, current, history, mark_stale, per_version
+from .load.source import load_results
+from .load.versions import HISTORY_PROFILE, release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
@@ -159,7 +168,7 @@ class Dataset:
         results = self.claim_results(topic) if arrival is None else self.arrival_claim_results(topic, arrival)
         return next((c for c in results if c.id == claim_id), None)
 
-    # -- per-request arrival patterns (analyse/arrivals.py) ------------------------------------
+    # -- per-request arrival patterns (analyse/judge/arrivals.py) ------------------------------------
 
     def arrival_ids(self, topic: str) -> list[str]:
         """The per-request patterns the topic has results of ([] for most topics)."""

@@ -164,23 +164,23 @@ PROFILE: dict[str, Spec] = {"params": Maybe(SCOPE), "settings": Maybe(SCOPE), "v
 # (settings_claims:): the candidate against the baseline (what the reader would otherwise
 # use), and what the source said the candidate is (`expect`: faster, slower or same; none for
 # a comparison of this guide's own, which no source claimed);
-# analyse/claims.py reads them, measure/orchestrate.py pairs them.
+# analyse/judge/claims.py reads them, measure/orchestrate.py pairs them.
 CLAIM: dict[str, Spec] = {"id": TEXT, "text": TEXT, "candidate": TEXT, "baseline": TEXT, "expect": TEXT,
                           "where": Maybe(SCOPE), "min_effect": NON_NEGATIVE, "compare": TEXT}
 SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "candidate_settings": GROUP, "baseline_settings": GROUP}
 EXPECT = ("faster", "slower", "same", "none")
 
-# The questions a topic page opens with, each answered from its claims (analyse/answers.py).
+# The questions a topic page opens with, each answered from its claims (analyse/views/answers.py).
 # `arrival`: the pattern whose measurements answer it (tfperf.arrival ids; default back to back).
 QUESTION: dict[str, Spec] = {"id": TEXT, "ask": TEXT, "claims": ListOf(TEXT), "yes_if": TEXT, "note": TEXT,
                              "arrival": TEXT}
 
 # What a claim between variants compares (`compare:`): the time per call (the default), or the
-# cost per step of a line fitted over the step counts measured (analyse/per_step.py), which
+# cost per step of a line fitted over the step counts measured (analyse/judge/per_step.py), which
 # needs the topic's `per_step: {param: <parameter counting the steps of a call>}`.
 COMPARE = ("per_call", "per_step")
 
-# Settings pairs that must measure the same (analyse/controls.py).
+# Settings pairs that must measure the same (analyse/judge/controls.py).
 CONTROL: dict[str, Spec] = {"id": TEXT, "text": TEXT, "variant": TEXT, "settings": GROUP, "same_as": GROUP,
                              "where": Maybe(SCOPE)}
 

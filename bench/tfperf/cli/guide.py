@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..render.notebooks import NOTEBOOKS_DIR, stale_notebooks, write_notebooks
+from ..render.page.notebooks import NOTEBOOKS_DIR, stale_notebooks, write_notebooks
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
@@ -39,7 +39,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 def cmd_answers(args: argparse.Namespace) -> int:
     from ..analyse import analyse
-    from ..render.answers_text import report
+    from ..render.report.answers_text import report
 
     ds = analyse(Path(args.data) / "results", Path(args.snippets))
     for err in ds.errors:

@@ -202,7 +202,7 @@ def claim_pairs(topic: Topic, tasks: list[Task]) -> tuple[tuple[str, str], ...]:
 
 def control_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple[tuple[str, str], ...]:
     """(measured, same_as) task ids of the topic's negative controls in this scenario (see
-    analyse/controls.py, which judges them): the two slots run in different processes and
+    analyse/judge/controls.py, which judges them): the two slots run in different processes and
     are compared with each other, so the rounds tighten their own ratio too. ``{cores}``
     in a control's settings is this machine's core count (no pair when it is unknown)."""
     pairs: list[tuple[str, str]] = []

@@ -27,7 +27,7 @@ another recipe hash, is removed and built again; a failed build leaves no venv b
 builds the venv of that exact development build (``tf-<2.23.0.dev20261125>``): ``tf-nightly``
 instead of ``tensorflow-cpu``, and the newest ``tf-keras-nightly`` with ``--no-deps``. The
 worker records the version TensorFlow reports ("2.23.0-dev20261125"), whose date names the
-build on the pages; a development build is never counted as a release (analyse/versions.py).
+build on the pages; a development build is never counted as a release (analyse/load/versions.py).
 
 Wheels are taken from ``$TFPERF_WHEELS/<version>/`` (default ``/tmp/tfwheels``) when that
 directory exists, besides the package index. Never imports TensorFlow.

@@ -1,12 +1,14 @@
-"""Rendering: Altair charts, HTML tables and the MkDocs hook that puts them into pages.
+"""Rendering: Altair charts, HTML tables and the MkDocs hooks that put them into pages, and
+the CLI's text and HTML reports. Five sub-packages, each lower one imported by those above:
 
-* ``html``       – escaping (every data string), tables, number formats;
-* ``charts``     – Vega-Lite specs of a topic's results;
-* ``embed``      – a chart as HTML (vega-embed + SVG fallback, cached);
-* ``fragments``  – a page's long parts in files of their own, fetched as the reader nears them;
-* ``directives`` – the placeholders pages carry; ``blocks``/``inline`` render them;
-* ``failures``   – the Data page's list of failed results (every topic, with or without a page);
-* ``vendor_js``  – the vendored chart libraries (``vendor/``), served by the site and inlined by advise;
-* ``notebooks``  – a topic's snippet as a notebook (jupytext);
-* ``site``       – one site build; ``mkdocs_hook`` connects it to MkDocs events.
+* ``page/``   – what every part of a page is made of: HTML, numbers, chart embedding, fragments,
+  the shared context, placeholders, notebooks;
+* ``charts/`` – the Vega-Lite charts and what they say in words;
+* ``blocks/`` – the blocks a page shows, one renderer per placeholder kind;
+* ``site/``   – the site build and the MkDocs hooks (named by path in mkdocs.yml);
+* ``report/`` – the reports of ``tfperf advise``, ``tfperf answers`` and ``tfperf compare``;
+* ``vendor_js`` – the vendored chart libraries (``vendor/``), served by the site and inlined by advise.
+
+Each sub-package's ``__init__`` names its modules and what each is for. Render reads the
+analysis through the facade ``tfperf.analyse`` only.
 """

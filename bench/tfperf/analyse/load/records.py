@@ -1,0 +1,309 @@
+"""Flat records read from results documents: one per result, per A/A pair, per runner.
+
+Plain data only; every later stage (selection, comparisons, claims, rendering) works
+on these records, never on the raw JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, cast
+
+from ...arrival import BACK_TO_BACK
+
+# Re-exported (the "as" marks it so for mypy): analysis and render name results by the
+# harness's own identities.
+from ...store.ids import params_id as params_id  # noqa: PLC0414
+from ...store.ids import settings_id as settings_id  # noqa: PLC0414
+from ...store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
+from .versions import HISTORY_PROFILE, release_key, tf_version
+
+
+@dataclass(frozen=True)
+class Source:
+    """One results file."""
+
+    path: str            # as given to the loader, e.g. data/results/<runner>/full.json
+    runner: str
+    profile: str
+
+    @property
+    def rel(self) -> str:
+        """Path below the results root ("<runner>/<profile>.json"), used in site links."""
+        parts = Path(self.path).parts
+        return "/".join(parts[-2:]) if len(parts) >= 2 else self.path
+
+
+# One row of a chart's data (Vega-Lite's inline dataset): a column per field the chart reads,
+# plus p_<param>, s_<setting> and l_<setting> columns named by the topic's own grid.
+ChartRow = dict[str, Scalar | None]
+
+
+@dataclass(frozen=True)
+class LoadedBreakdown:
+    """A stored profiler breakdown with where it came from: the runner's series name, the
+    file, and the environment record it names."""
+
+    record: Breakdown
+    runner: str
+    source: Source
+    env: Environment | None
+
+
+@dataclass
+class Measurement:
+    source: Source
+    runner: str
+    topic: str
+    case_id: str
+    params: dict[str, Scalar]
+    settings: dict[str, str]
+    variant: str
+    is_default: bool | None
+    is_reference: bool | None
+    status: str
+    error: str | None
+    samples: tuple[float, ...]
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    first_call_s: float | None
+    within_tolerance: bool | None
+    max_abs_diff: float | None
+    max_rel_diff: float | None
+    key: Key
+    key_hash: str
+    env_id: str | None
+    env: Environment | None
+    finished_at: datetime
+    stale: bool = False
+    stale_reason: str | None = None
+    metrics: dict[str, float] = field(default_factory=dict)   # result.metrics (load_s, file_bytes, ...)
+    inner_loops: int = 1                                      # calls per stored sample
+    interleave: str | None = None                             # the interleave it was measured in
+    rounds: tuple[int, ...] = ()                              # the round of each sample
+    interleave_baseline: str | None = None                    # case id of the interleave's baseline
+    output_note: str | None = None                            # output.note (e.g. how many values are NaN)
+    output_values: int | None = None                          # output.values: how many values it has
+    output_nonfinite: int | None = None                       # output.nonfinite: of them NaN/inf, wrongly
+    output_rtol: float | None = None                          # output.rtol, output.atol: the bound it was held to
+    output_atol: float | None = None
+    arrival: str = BACK_TO_BACK.id                            # the arrival pattern's id (tfperf.arrival)
+    latencies: tuple[tuple[float, ...], ...] = ()             # per-request patterns: each round's requests
+
+    def paired_with(self, other: Measurement) -> tuple[list[float], list[float]] | None:
+        """Both sample lists restricted to the rounds both have, when the two were measured
+        in the same interleave (side by side); None when they were not."""
+        if not self.interleave or self.interleave != other.interleave or not self.rounds or not other.rounds:
+            return None
+        mine = dict(zip(self.rounds, self.samples))
+        theirs = dict(zip(other.rounds, other.samples))
+        common = sorted(set(mine) & set(theirs))
+        return [mine[i] for i in common], [theirs[i] for i in common]
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and bool(self.samples) and self.median is not None
+
+    @property
+    def params_id(self) -> str:
+        return params_id(self.params)
+
+    @property
+    def settings_id(self) -> str:
+        return settings_id(self.settings)
+
+    @property
+    def tensorflow(self) -> str:
+        """The TensorFlow release measured (:func:`tfperf.analyse.load.versions.tf_version`)."""
+        return tf_version(self.key, self.env)
+
+    @property
+    def keras(self) -> str:
+        return str(self.key.get("keras") or "?")
+
+    @property
+    def version(self) -> str:
+        """The software the result was measured with, as a label for trends: the TensorFlow
+        release ("TF 2.15.1"). The Keras generation is a setting of the scenario (keras=2/3),
+        not a version: Keras 2 beside Keras 3 under one TensorFlow is one version."""
+        return f"TF {self.tensorflow}"
+
+    @property
+    def commit(self) -> str | None:
+        c = self.env.get("git_commit") if self.env else None
+        return str(c) if c else None
+
+
+@dataclass(frozen=True)
+class Noise:
+    runner: str
+    settings_id: str
+    rel_noise: float
+    case_id: str
+    time: str
+    interleave: str | None = None      # schema 2: the scenario whose baseline was measured twice
+    rounds: int = 0
+    arrival: str = BACK_TO_BACK.id     # the scenario's arrival pattern
+    p99_noise: float | None = None     # per-request patterns: the A/A pair's relative noise at the 99th percentile
+
+    @property
+    def topic(self) -> str:
+        """The topic of the A/A pair's case ("<topic>/<params>/<settings>/<variant>")."""
+        return self.case_id.split("/", 1)[0]
+
+
+@dataclass
+class Runner:
+    label: str
+    description: str | None = None
+    contributed_by: str | None = None
+    sources: list[Source] = field(default_factory=list)
+    environments: dict[str, Environment] = field(default_factory=dict)
+
+    def latest_environment(self) -> Environment | None:
+        """The environment of the newest TensorFlow release measured, the latest of those (a
+        history run of TF 2.12 after the full run of 2.21 does not make the runner "2.12")."""
+        if not self.environments:
+            return None
+        return max(self.environments.values(),
+                   key=lambda e: (release_key(tf_version({}, e)), str(e.get("time", ""))))
+
+    def versions_in_use(self) -> dict[str, list[str]]:
+        """Every version of each package recorded by the worker processes of the newest
+        TensorFlow release, e.g. ``{"keras": ["2.21.0", "3.15.1"], ...}``: a runner's Keras 3
+        and tf_keras processes each record the Keras they really used (``versions.keras``),
+        and one environment alone would name only one of them."""
+        latest = self.latest_environment()
+        if latest is None:
+            return {}
+        release = release_key(tf_version({}, latest))
+        out: dict[str, set[str]] = {}
+        for env in self.environments.values():
+            if release_key(tf_version({}, env)) != release:
+                continue
+            for name, version in (env.get("versions") or {}).items():
+                if version:
+                    out.setdefault(name, set()).add(str(version))
+        return {k: sorted(v, key=release_key) for k, v in out.items()}
+
+
+def parse_time(text: Any) -> datetime:
+    try:
+        t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+def settings_of_case_id(case_id: str) -> str:
+    """The settings part of "<topic>/<params>/<settings>/<variant>[#aa]"."""
+    parts = case_id.split("/")
+    return parts[2] if len(parts) >= 4 else "default"
+
+
+def series_names(docs: Sequence[tuple[Path, ResultsDoc]]) -> dict[tuple[str, str], str]:
+    """The name each (runner label, profile) goes by in the analysis: the label, unless the
+    same label also has results of another profile; then every profile but ``full`` is
+    named "<label>/<profile>". Everything downstream (current results, scenarios, noise
+    floors, claims, chart series) groups by that name, so a quick run and a full one of
+    one machine are never joined into one result, verdict or chart line.
+
+    The ``history`` profile (other TensorFlow releases on the same machine) is the same
+    runner with other software: it always goes by the name of the label's main series,
+    and the analysis keeps its releases apart (``select.current``, ``versions``)."""
+    profiles: dict[str, set[str]] = {}
+    for _, doc in docs:
+        label = str((doc.get("runner") or {}).get("label", "?"))
+        profiles.setdefault(label, set()).add(str(doc.get("profile", "?")))
+    keep = {label: ("full" if "full" in ps else min(ps - {HISTORY_PROFILE} or ps)) for label, ps in profiles.items()}
+    return {(label, p): label if p in (keep[label], HISTORY_PROFILE) else f"{label}/{p}"
+            for label, ps in profiles.items() for p in ps}
+
+
+def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
+                   ) -> tuple[list[Measurement], list[Noise], dict[str, Runner], list[LoadedBreakdown]]:
+    """Flatten loaded documents into measurements, noise records, runners and breakdowns."""
+    measurements: list[Measurement] = []
+    noise: list[Noise] = []
+    runners: dict[str, Runner] = {}
+    breakdowns: list[LoadedBreakdown] = []
+    names = series_names(docs)
+    for path, doc in docs:
+        rdoc = doc.get("runner") or {}
+        label = names[(str(rdoc.get("label", "?")), str(doc.get("profile", "?")))]
+        source = Source(path=str(path), runner=label, profile=str(doc.get("profile", "?")))
+        runner = runners.setdefault(label, Runner(label=label))
+        runner.description = runner.description or rdoc.get("description")
+        runner.contributed_by = runner.contributed_by or rdoc.get("contributed_by")
+        runner.sources.append(source)
+        envs: dict[str, Environment] = doc.get("environments") or {}
+        runner.environments.update(envs)
+        for r in doc.get("results") or []:
+            measurements.append(_measurement(source, label, r, envs))
+        for a in doc.get("noise") or []:
+            noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
+                               rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
+                               time=str(a.get("time", "")), interleave=a.get("interleave"),
+                               rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id,
+                               p99_noise=float(a["p99"]["rel_noise"]) if a.get("p99") else None))
+        for b in doc.get("breakdowns") or []:
+            breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
+    return measurements, noise, runners, breakdowns
+
+
+def _all_nonfinite(output: Mapping[str, Any]) -> bool:
+    """Every value of the output is NaN or inf where the reference's is finite: no value
+    was compared, so the stored difference (0.0 in files written before the harness
+    stored null there) means nothing."""
+    n, bad = output.get("values"), output.get("nonfinite")
+    return isinstance(n, int) and isinstance(bad, int) and n > 0 and bad == n
+
+
+def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environment]) -> Measurement:
+    timing = r.get("timing")
+    summary: Mapping[str, Any] = (timing.get("summary") if timing else None) or {}
+    output = r.get("output")
+    samples = tuple(float(s) for s in (timing.get("samples") if timing else None) or [])
+    rounds = (timing.get("rounds") if timing else None) or []
+    interleave = r.get("interleave")
+    env_id = r.get("env_id")
+    return Measurement(
+        source=source, runner=runner, topic=str(r.get("topic")), case_id=str(r.get("case_id")),
+        params=dict(r.get("params") or {}), settings={k: str(v) for k, v in (r.get("settings") or {}).items()},
+        variant=str(r.get("variant")), is_default=r.get("is_default"), is_reference=r.get("is_reference"),
+        status=str(r.get("status")), error=r.get("error"), samples=samples,
+        median=summary.get("median"), ci_low=summary.get("ci_low"), ci_high=summary.get("ci_high"),
+        n=int(summary.get("n", len(samples)) or 0), first_call_s=r.get("first_call_s"),
+        within_tolerance=output.get("within_tolerance") if output else (True if r.get("is_reference") else None),
+        max_abs_diff=output.get("max_abs_diff") if output and not _all_nonfinite(output) else None,
+        max_rel_diff=output.get("max_rel_diff") if output and not _all_nonfinite(output) else None,
+        output_note=output.get("note") if output else None,
+        output_values=output.get("values") if output else None,
+        output_nonfinite=output.get("nonfinite") if output else None,
+        output_rtol=output.get("rtol") if output else None, output_atol=output.get("atol") if output else None,
+        key=cast(Key, dict(r.get("key") or {})), key_hash=str(r.get("key_hash")), env_id=env_id,
+        env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
+        metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
+                 if isinstance(v, (int, float)) and not isinstance(v, bool)},
+        inner_loops=max(1, int((timing.get("inner_loops") if timing else None) or 1)),
+        interleave=interleave.get("id") if interleave else None,
+        interleave_baseline=interleave.get("baseline") if interleave else None,
+        rounds=tuple(int(i) for i in rounds) if len(rounds) == len(samples) else (),
+        arrival=arrival["id"] if (arrival := r.get("arrival")) else BACK_TO_BACK.id,
+        latencies=tuple(tuple(float(x) for x in per_round) for per_round in (timing.get("latencies") or [] if timing else [])),
+    )
+
+
+def back_to_back(measurements: Sequence[Measurement], noise: Sequence[Noise]
+                 ) -> tuple[list[Measurement], list[Noise], list[Measurement], list[Noise]]:
+    """Measurements and A/A records of back to back (what every table of the guide reads),
+    then those of the per-request arrival patterns, kept apart: a pattern's result has the
+    parameters, settings and variant of a back-to-back one, and would otherwise take its
+    place in a scenario."""
+    return ([m for m in measurements if m.arrival == BACK_TO_BACK.id], [n for n in noise if n.arrival == BACK_TO_BACK.id],
+            [m for m in measurements if m.arrival != BACK_TO_BACK.id], [n for n in noise if n.arrival != BACK_TO_BACK.id])

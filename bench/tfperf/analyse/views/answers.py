@@ -1,0 +1,342 @@
+"""The reader's questions and their answers, in the guide's one vocabulary
+(:mod:`tfperf.analyse.judge.effects`).
+
+* :func:`claim_answer`: one claim on each runner: its finding over the runner's scenarios
+  in words, with magnitudes and the exceptions named, whether the source's answer holds,
+  and the hardware and release it was measured on. Every place that states a claim's
+  finding (home, the topic's answers, claims table and "Do this", the versions strip, the
+  this-machine box, ``tfperf compare``) takes its words from here.
+* :func:`question_answers`: a topic's ``questions:``, each answered from its claims: a lead
+  ("Yes", "No", "It depends", "Unclear") from the leading claim, then one sentence per
+  claim and runner.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
+from ...hardware import isa_class, vendor
+from ..dataset import Dataset
+from ..judge.claims import ClaimResult
+from ..judge.effects import (
+    EXPECTED,
+    SUBSTANTIAL_SIZE,
+    Finding,
+    Summary,
+    Verdict,
+    brief_text,
+    phrase,
+    range_text,
+    ratio_text,
+    summary_rest,
+)
+from ..load.records import Runner
+from ..load.versions import minor, sort_versions
+
+
+def hardware_name(runner: Runner | None, label: str = "") -> str:
+    """A runner's machine as a reader names it: "2-core Intel Xeon (AMX)", "2-core AMD EPYC
+    (AVX2)"; the label when no environment was recorded."""
+    env = runner.latest_environment() if runner is not None else None
+    if env is None:
+        return label or "unknown machine"
+    model = str(env.get("cpu_model") or "")
+    model = re.sub(r"\((R|TM|tm)\)", "", model)
+    model = re.sub(r"\b(CPU|Processor)\b.*$", "", model).strip() or vendor(model, str(env.get("machine") or ""))
+    isa = isa_class(env.get("isa") or {})
+    extra = "" if isa in ("unknown", "base") else f" ({isa.upper() if isa != 'neon' else 'NEON'})"
+    gpu = f", {env['gpus'][0].get('name')}" if env.get("gpus") else ""
+    return f"{env.get('cores')}-core {model}{extra}{gpu}"
+
+
+def short_name(hardware: str) -> str:
+    """A hardware name without its vendor: "2-core Xeon (AMX)", "2-core EPYC (AVX2)"."""
+    words = hardware.split(" ")
+    if len(words) > 3 and words[0].endswith("-core") and words[1].lower() in ("intel", "amd", "apple", "arm"):
+        words = [words[0], *words[2:]]
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class RunnerAnswer:
+    """One claim on one runner."""
+
+    runner: str
+    hardware: str                 # hardware_name ("2-core Intel Xeon (AMX)")
+    short: str                    # short_name ("Xeon (AMX)")
+    releases: str                 # the TensorFlow releases of its results ("2.21")
+    summary: Summary
+    text: str                     # the summary in words ("slower in 9 of 10 scenarios (0.20×–0.95×); ...")
+    rest: str                     # the same without its leading finding ("in 9 of 10 scenarios ...")
+    brief: str                    # without the exceptions' names ("faster in 3 of 4 scenarios (...); unclear in 1")
+    verdict: Verdict | None       # None: a comparison no source made
+
+    @property
+    def finding(self) -> Finding:
+        return self.summary.finding
+
+
+@dataclass(frozen=True)
+class ClaimAnswer:
+    topic: str
+    claim_id: str
+    claim_text: str               # the source's claim, as the topic YAML quotes it
+    candidate: str                # short names of the two sides
+    baseline: str
+    scope: str                    # the claim's `where` in words ("at batch 1"), or ""
+    expect: Finding | None        # what the source said; None: a comparison no source made
+    runners: tuple[RunnerAnswer, ...]
+    verdict_text: str             # over runners ("holds on both runners")
+
+    def sentence(self, r: RunnerAnswer) -> str:
+        """The finding as a sentence: "jit_compile=True is slower than plain tf.function in
+        9 of 10 scenarios (0.20×–0.95×); faster in 1: mlp, batch 1 (1.06×)"."""
+        f = r.finding
+        lead = phrase(f, f"{self.candidate} {self.scope}".strip(), self.baseline)
+        if f in (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR):
+            return f"{lead} {r.rest}"
+        if f == Finding.NO_DATA and r.rest:          # every result failed, or gave a wrong output
+            return f"{self.candidate} {self.scope}".strip() + f" against {self.baseline}: {r.rest}"
+        return f"{lead}: {r.rest}" if r.rest else lead
+
+    @property
+    def disagreement(self) -> str | None:
+        """Where the runners' findings differ, in one sentence: "The machines disagree: faster
+        on the Xeon (AMX), the same on the EPYC (AVX2)."; None where they agree."""
+        clear = {r.finding for r in self.runners if r.finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME,
+                                                                   Finding.DEPENDS)}
+        if len(clear) < 2:               # one machine unclear is no disagreement: it could not tell
+            return None
+        return "The machines disagree: " + ", ".join(f"{r.finding} on the {r.short}" for r in self.runners) + "."
+
+    def line(self) -> str:
+        """The claim on every runner in one line, for a question with several claims: "ONNX
+        Runtime at batch 1 against a tf.function: faster in all 4 scenarios (2.2×–11×)",
+        each runner's part after its short name when there are several."""
+        head = f"{self.candidate}{' ' + self.scope if self.scope else ''} against {self.baseline}"
+        if len(self.runners) == 1:
+            return f"{head}: {self.runners[0].text}"
+        return f"{head}: " + "; ".join(f"{r.short}: {r.text}" for r in self.runners)
+
+
+
+def _releases(cr: ClaimResult, runner: str) -> str:
+    versions = sort_versions({m.tensorflow for ch in cr.mine(runner) for m in ch.scenario.variants.values()})
+    return ", ".join(dict.fromkeys(minor(v) for v in versions)) or "–"
+
+
+def claim_answer(ds: Dataset, topic: str, claim_id: str, arrival: str | None = None) -> ClaimAnswer | None:
+    """The claim judged back to back, or on the per-request pattern ``arrival`` names."""
+    cr = ds.claim_result(topic, claim_id, arrival)
+    if cr is None:
+        return None
+    info = ds.topics.get(topic)
+    order = info.param_values if info else None
+    claim = cr.claim
+    if "candidate_settings" in claim or "baseline_settings" in claim:
+        cand, base = (", ".join(ds.setting_label(topic, k, v) for k, v in (scope or {}).items())
+                      for scope in (claim.get("candidate_settings"), claim.get("baseline_settings")))
+    else:
+        cand, base = ((info.display_name(str(claim.get(side))) if info else str(claim.get(side)))
+                      for side in ("candidate", "baseline"))
+    runners = tuple(RunnerAnswer(r, hw, short_name(hw), _releases(cr, r), s,
+                                 cr.summary_text(r, order),
+                                 (summary_rest(s, order, label=cr.label, total=len(cr.mine(r)))
+                                  + cr.summary_extra(r)).removeprefix("; "),
+                                 brief_text(s, total=len(cr.mine(r))) if s.n else cr.summary_text(r, order), cr.verdict(r))
+                    for r in cr.runners for s in (cr.summary(r),)       # a runner whose results failed says so
+                    for hw in (hardware_name(ds.runners.get(r), r),))
+    where: Mapping[str, object] = {k: v for k, v in (claim.get("where") or {}).items()
+                                   if info is None or k in info.param_values}
+    def values(vs: object) -> list[object]:
+        return vs if isinstance(vs, list) else [vs]
+    # "at batch 1" for numbers, "for the small model or small_2019 model" for names
+    scope = " and ".join(
+        ("at " if all(isinstance(v, (int, float)) for v in values(vs)) else "for ")
+        + " or ".join(info.value_label(k, v) if info else f"{k} {v}" for v in values(vs))
+        for k, vs in where.items())
+    if claim.get("compare") == "per_step":          # the fixed cost of a call apart (analyse/judge/per_step.py)
+        base = f"{base} (per step)"
+    return ClaimAnswer(topic, cr.id, str(claim.get("text", cr.id)), cand, base, scope, cr.expect, runners,
+                       cr.verdict_text())
+
+
+# -- questions -------------------------------------------------------------------------------
+
+LEADS = {"yes": "Yes", "no": "No", Finding.DEPENDS: "It depends on the case", Finding.UNCLEAR: "Unclear",
+         Finding.NO_DATA: "No results yet"}
+
+
+def lead_word(finding: Finding, yes: Finding | None) -> str:
+    """"Yes" when the leading claim's finding is the one that means yes, "No" for another
+    clear finding, else "It depends", "Unclear" or "No results yet"; no word ("") for a
+    question that is not asked yes or no."""
+    if yes is None:
+        return ""
+    if finding == yes:
+        return LEADS["yes"]
+    if finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME):
+        return LEADS["no"]
+    return LEADS[finding]
+
+
+@dataclass(frozen=True)
+class QuestionAnswer:
+    topic: str
+    id: str
+    ask: str
+    lead: str                                  # "Yes", "No", "It depends"... (when all runners agree)
+    leads: tuple[tuple[str, str], ...]         # (short hardware name, lead) per runner
+    claims: tuple[ClaimAnswer, ...]            # the leading one first
+    note: str | None
+    arrival: str | None = None                 # the per-request pattern that answered it (None: back to back)
+    changes: tuple[str, ...] = ()              # where the answer differs from back to back, one sentence each
+
+    @property
+    def arrival_text(self) -> str:
+        """What the answer is for: "Answered for requests after 10 ms idle, one at a time."."""
+        if self.arrival is None:
+            return ""
+        a = parse_id(self.arrival)
+        how = ", one at a time" if a is not None and a.pattern is Pattern.IDLE else ""
+        return f"Answered for requests {words(self.arrival)}{how}."
+
+    @property
+    def hardware(self) -> list[str]:
+        return list(dict.fromkeys(r.hardware for c in self.claims for r in c.runners))
+
+    def lead_text(self) -> str:
+        """The lead as a sentence: "Yes." for one machine, "No on both machines measured.",
+        or, where the machines differ, "On the 2-core EPYC (AVX2): it depends. On the 2-core
+        Xeon (AMX): no." ("" for a question not asked yes or no)."""
+        if not self.lead:
+            return ""
+        if len({w for _, w in self.leads}) > 1:
+            return " ".join(f"On the {hw}: {w[0].lower()}{w[1:]}." for hw, w in self.leads)
+        n = len(self.leads)
+        return self.lead + (" on both machines measured." if n == 2
+                            else f" on all {n} machines measured." if n > 2 else ".")
+
+    @property
+    def baseline(self) -> str:
+        """The baseline most of the question's claims compare against."""
+        return Counter(c.baseline for c in self.claims).most_common(1)[0][0]
+
+    def against(self) -> str:
+        """"Against X" for a question with several claims whose question does not name their
+        common baseline X already; "" otherwise."""
+        return "" if len(self.claims) < 2 or self.baseline in self.ask else f"Against {self.baseline}"
+
+    def head(self, c: ClaimAnswer) -> str:
+        """A claim's name in a list of the question's claims: "ONNX Runtime at batch 1",
+        with " against Y" where its baseline is not the common one."""
+        return (f"{c.candidate}{' ' + c.scope if c.scope else ''}"
+                f"{'' if c.baseline == self.baseline else ' against ' + c.baseline}")
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(hardware, sentence) per claim and runner, the leading claim first."""
+        return [(r.hardware, c.sentence(r)) for c in self.claims for r in c.runners]
+
+    def one_line(self) -> str:
+        """The answer in one line, for the home page (the exceptions are on the topic's
+        page): for one claim, "jit_compile=True is slower than plain tf.function: in 9 of 10
+        scenarios (0.20×–0.95×) on the Xeon (AMX)"; for several, each claim's finding with
+        the range of its leading finding: "ONNX Runtime at batch 1: faster (2.2×–11×); ..."."""
+        if not any(c.runners for c in self.claims):
+            return str(Finding.NO_DATA)
+        if len(self.claims) > 1:
+            against = self.against()
+            return (f"{against}: " if against else "") + "; ".join(
+                f"{self.head(c)}: {_briefly(c)}" for c in self.claims if c.runners)
+        c = self.claims[0]
+        kinds = {r.finding for r in c.runners}
+        head = phrase(kinds.pop(), c.candidate, c.baseline) if len(kinds) == 1 else (
+            f"{c.candidate} against {c.baseline}")
+        if len({r.finding for r in c.runners}) == 1:
+            return f"{head}: " + "; ".join(f"{r.rest.split('; ')[0]} on the {r.short}" for r in c.runners)
+        parts = []
+        for r in c.runners:
+            first = r.rest.split("; ")[0]
+            sep = ": " if r.finding == Finding.DEPENDS else " "
+            parts.append(f"on the {r.short}, {r.finding}{sep}{first}")
+        return f"{head}: " + "; ".join(parts)
+
+
+def _briefly(c: ClaimAnswer) -> str:
+    """A claim's finding on every runner in a few words: "faster (2.2×–11×)", or per runner
+    where they differ: "faster on the Xeon (AMX), the same on the EPYC (AVX2)"."""
+    kinds = {r.finding for r in c.runners}
+    if len(kinds) == 1:
+        f = kinds.pop()
+        pts = [p.speedup for r in c.runners for p in r.summary.of(f) if p.speedup is not None]
+        return f"{f} ({range_text(pts)})" if pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else str(f)
+    return ", ".join(f"{r.finding} on the {r.short}" for r in c.runners)
+
+
+def _typical(r: RunnerAnswer) -> float | None:
+    return r.summary.typical(r.finding) if r.finding in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else None
+
+
+def change_sentence(c: ClaimAnswer, r: RunnerAnswer, then: RunnerAnswer, arrival: str) -> str | None:
+    """Where a claim's answer on a runner under a per-request pattern (``r``) differs from
+    back to back (``then``): another finding or verdict ("After 10 ms idle, ONNX Runtime
+    is as fast as a tf.function (1.02×; back to back: faster, 4.1×)"), or the same finding
+    with a typical speedup that moved by :data:`SUBSTANTIAL_SIZE` or more ("After 10 ms
+    idle, ONNX Runtime is only 1.3× faster than a tf.function (back to back: 4.1×)");
+    None where it is the same answer."""
+    now, before = _typical(r), _typical(then)
+    head = words(arrival)
+    head = head[0].upper() + head[1:]
+    if r.finding != then.finding or r.verdict != then.verdict:
+        was = f"{then.finding}{', ' + ratio_text(before) if before is not None else ''}"
+        figure = f"{ratio_text(now)}; " if now is not None else ""
+        return f"{head}, {phrase(r.finding, c.candidate, c.baseline)} ({figure}back to back: {was})"
+    if now is None or before is None or r.finding == Finding.SAME:
+        return None
+    if abs(math.log(now) - math.log(before)) < math.log1p(SUBSTANTIAL_SIZE):
+        return None
+    size = now if r.finding == Finding.FASTER else 1 / now
+    size_then = before if r.finding == Finding.FASTER else 1 / before
+    only = "only " if size < size_then else ""
+    return (f"{head}, {c.candidate} is {only}{ratio_text(size)} {r.finding} than {c.baseline} "
+            f"(back to back: {ratio_text(size_then)})")
+
+
+def _changes(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...], arrival: str) -> tuple[str, ...]:
+    out = []
+    for c in claims:
+        then = claim_answer(ds, topic, c.claim_id)
+        before = {r.runner: r for r in (then.runners if then else ())}
+        several = len(c.runners) > 1
+        for r in c.runners:
+            if r.runner in before and (text := change_sentence(c, r, before[r.runner], arrival)):
+                out.append(f"On the {r.short}: {text[0].lower()}{text[1:]}" if several else text)
+    return tuple(out)
+
+
+def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
+    """Each of the topic's questions answered from its claims: back to back, or from the
+    per-request pattern the question names (``arrival:``). A question naming a pattern the
+    topic has no results of is left out until it has some: a back-to-back answer would
+    answer another question (what a saturated loop sees), and the page reads as before."""
+    info = ds.topics.get(topic)
+    out: list[QuestionAnswer] = []
+    for q in (info.questions if info else ()):
+        arrival = str(q["arrival"]) if q.get("arrival") and q["arrival"] != BACK_TO_BACK.id else None
+        if arrival is not None and not any(cr.runners_with_data for cr in ds.arrival_claim_results(topic, arrival)):
+            continue
+        claims = tuple(a for cid in q.get("claims", [])
+                       if (a := claim_answer(ds, topic, str(cid), arrival)) is not None)
+        yes = EXPECTED[str(q["yes_if"])] if q.get("yes_if") else None
+        leads = tuple((r.short, lead_word(r.finding, yes)) for r in (claims[0].runners if claims else ()))
+        kinds = {word for _, word in leads}
+        lead = kinds.pop() if len(kinds) == 1 else ("It depends on the machine" if kinds else LEADS[Finding.NO_DATA])
+        out.append(QuestionAnswer(topic, str(q.get("id")), str(q.get("ask")), lead, leads, claims,
+                                  str(q["note"]) if q.get("note") else None, arrival,
+                                  _changes(ds, topic, claims, arrival) if arrival else ()))
+    return out
