@@ -176,7 +176,7 @@ def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
     alt_text = (f"Speedup of {_what(ctx, strip.topic, strip.claim)} in each TensorFlow release on the "
                 f"{hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}. {kind}: {text}")
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
-                                                               alt_text, ctx.shared_rows) + "</figure>")
+                                                               alt_text, ctx.shared_rows, ctx.fragments) + "</figure>")
 
 
 def _measured(strips: list[VersionStrip]) -> dict[str, list[str]]:
@@ -233,7 +233,8 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
         who = join([" ", element("small", f"on the {hw}")]) if several else ""
         out.append(Markup('<div class="tfperf-version-claim">'
                           + f'<p class="tfperf-version-claim-title">{h(s.text)}{who}</p>'
-                          + strip_html(s, labels) + _verdict_line(s, labels) + _notes(s, labels)
+                          + ctx.fetched(strip_html(s, labels), "the finding per release", least=0, lines=2)
+                          + _verdict_line(s, labels) + _notes(s, labels)
                           + _chart(ctx, s, labels) + "</div>"))
     out.append(Markup(f'<p class="tfperf-strip-key">{h(KEY)}. {h(RULE)}</p>'))
     missing = [str(c.get("text", c.get("id"))).rstrip(".") for c in ds.claims_of(topic) if str(c.get("id")) not in ids]
