@@ -183,7 +183,7 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                    "never recommended here", STALE_HEAD], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
         out.append(fold(f"Runner {runner}: the fastest correct variant in {rows_text(len(rows), 'scenario')}",
-                        join([t, provenance(ctx, ms)]), len(rows)))
+                        join([ctx.fetched(t, "the table"), provenance(ctx, ms)]), len(rows)))
     return Markup("".join(out))
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .html import Markup, element, h
 
-FETCH_ELEMENTS = 150          # a part of more elements than this is fetched
+FETCH_ELEMENTS = 100          # a part of more elements than this is fetched (a table of ~12 rows)
 CODE_ELEMENTS = 150           # a highlighted code block of more than this is fetched
 _TAG = re.compile(r"<[a-zA-Z]")
 # Material's highlighted code block (pymdownx.highlight): no <div> inside it
