@@ -51,3 +51,32 @@ def test_parts_are_written_next_to_their_page(tmp_path: Path) -> None:
     assert '<main class="md-typeset" data-tfperf-part><p>T</p></main>' in page
     assert 'lang="en"' in page and 'href="../../assets/tfperf.css"' in page and "noindex" in page
     assert 'href="assets/tfperf.css"' in (tmp_path / "part-2.html").read_text(encoding="utf-8")
+
+
+def test_a_charts_spec_and_rows_are_files_beside_the_page() -> None:
+    import json
+
+    from tfperf.render.embed import chart_html
+
+    rows = [{"x": 1, "y": 0.123456789}]
+    spec = {"mark": "point", "datasets": {"rows": rows}, "data": {"name": "rows"}}
+    store: dict[str, str] = {}
+    one = str(chart_html("c1", spec, "a.svg", "Latency of x: y is faster", set(), store))
+    two = str(chart_html("c2", {**spec, "mark": "line"}, "b.svg", "Other", set(), store))
+    specs = sorted(n for n in store if n.startswith("chart-"))
+    (data,) = [n for n in store if n.startswith("rows-")]          # the rows once for both charts
+    assert len(specs) == 2 and json.loads(store[data]) == [{"x": 1, "y": 0.123457}]
+    for html, name in ((one, "c1"), (two, "c2")):
+        assert f'id="{name}"' in html and "application/json" not in html and "0.1234" not in html
+        src = re.search(r'data-tfperf-spec="([^"]+)"', html).group(1)   # type: ignore[union-attr]
+        got = json.loads(store[src])
+        assert got["usermeta"]["tfperf_rows_src"] == data and got["datasets"]["rows"] == []
+        assert f'<a href="{data}">' in html                           # without JavaScript: the data
+    assert 'aria-label="Latency of x: y is faster"' in one and 'alt="Latency of x: y is faster"' in one
+    # without a store (a page written on its own) the spec stays in the page
+    assert "application/json" in str(chart_html("c3", spec, None, "A", set()))
+
+
+def test_a_charts_json_is_written_as_it_is(tmp_path: Path) -> None:
+    write_all({"topics/x/": {"rows-1.json": '[{"a":1}]'}}, tmp_path)
+    assert (tmp_path / "topics" / "x" / "rows-1.json").read_text(encoding="utf-8") == '[{"a":1}]'

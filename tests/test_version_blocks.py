@@ -181,3 +181,18 @@ def test_before_two_releases_it_says_how() -> None:
 def test_runners_page_lists_releases_in_order() -> None:
     html = _render(dataset(), "runners")
     assert "TF 2.12.1, TF 2.13.1, TF 2.15.1, TF 2.16.2, TF 2.21.0" in html
+
+
+def test_a_reasons_setting_ids_are_said_in_the_topics_words() -> None:
+    from tfperf.render.version_blocks import reader_reason
+
+    class _Words:
+        def settings_words(self, topic: str, settings: dict[str, object]) -> str:
+            return ", ".join({"keras=3": "Keras 3", "eager=on": "eager on"}[f"{k}={v}"] for k, v in sorted(settings.items()))
+
+    ds = _Words()
+    said = reader_reason(ds, TOPIC, "keras=3: tf.keras is Keras 2 in TensorFlow 2.12.1")  # type: ignore[arg-type]
+    assert said == "Keras 3: tf.keras is Keras 2 in TensorFlow 2.12.1"
+    assert reader_reason(ds, TOPIC, "eager=on,keras=3: no") == "eager on, Keras 3: no"  # type: ignore[arg-type]
+    # a reason without ids in front is kept as recorded
+    assert reader_reason(ds, TOPIC, "ImportError: no tf2onnx") == "ImportError: no tf2onnx"  # type: ignore[arg-type]

@@ -89,8 +89,10 @@ var tfperf = {};
 
 // Render every tfperf chart on the page with the vendored vega-embed (no CDN), loaded when
 // the first chart nears the screen: a page's first screen waits for no chart library.
-// The spec sits beside each chart div as <script type="application/json" id="<div id>-spec">;
-// its rows, when shared with other charts of the page, in <script id="tfperf-rows-<id>">.
+// On a site page the spec is a JSON file beside the page (the div's data-tfperf-spec) and its
+// rows another, fetched when the chart nears the screen; on a page written on its own the spec
+// sits beside the div as <script type="application/json" id="<div id>-spec">, its rows in
+// <script id="tfperf-rows-<id>">.
 (function () {
   "use strict";
   // The vendored libraries (scripts/vendor_js.sh writes these folders into the package; the
@@ -154,19 +156,45 @@ var tfperf = {};
       console.error("tfperf chart " + el.id + ": " + err.message);
     });
   }
-  function embed(el) {
+  // A file beside the page (a chart's spec, its rows), fetched once however many charts read
+  // it; each chart parses its own copy (Vega marks the rows it draws).
+  var files = new Map();
+  function file(src) {
+    if (!files.has(src)) {
+      files.set(src, fetch(new URL(src, document.baseURI)).then(function (r) {
+        if (!r.ok) { throw new Error("could not fetch " + src + ": " + r.status + " " + r.statusText); }
+        return r.text();
+      }));
+    }
+    return files.get(src).then(JSON.parse);
+  }
+  // The spec with its rows: in files beside the page (data-tfperf-spec, render/embed.py), or
+  // in the page (a page written on its own, such as tfperf advise's).
+  function specOf(el) {
+    var src = el.getAttribute("data-tfperf-spec");
+    if (src) {
+      return file(src).then(function (spec) {
+        var rsrc = spec.usermeta && spec.usermeta.tfperf_rows_src;
+        return rsrc ? file(rsrc).then(function (rows) { spec.datasets = { rows: rows }; return spec; }) : spec;
+      });
+    }
     var holder = document.getElementById(el.id + "-spec");
-    if (!holder) { return; }
+    if (!holder) { return Promise.reject(new Error("no spec")); }
     var spec = JSON.parse(holder.textContent);
     // Rows shared by several charts of the page are stored once (see render/embed.py).
     var rid = spec.usermeta && spec.usermeta.tfperf_rows;
     if (rid) {
       var rows = document.getElementById("tfperf-rows-" + rid);
-      if (!rows) { el.setAttribute("data-rendered", "error"); console.error("tfperf chart " + el.id + ": rows " + rid + " missing"); return; }
+      if (!rows) { return Promise.reject(new Error("rows " + rid + " missing")); }
       spec.datasets = { rows: JSON.parse(rows.textContent) };
     }
-    fit(spec, el);
-    vegaEmbed(el, spec, opts).then(function () {
+    return Promise.resolve(spec);
+  }
+  function embed(el) {
+    specOf(el).then(function (spec) {
+      fit(spec, el);
+      return vegaEmbed(el, spec, opts);
+    }).then(function () {
       // the "…" menu and its dialog get names a screen reader can say
       el.querySelectorAll("summary").forEach(function (s) { s.setAttribute("aria-label", "Chart menu: save the chart or view its data"); });
       el.querySelectorAll(".vega-actions").forEach(function (d) { d.setAttribute("aria-label", "Chart menu"); });

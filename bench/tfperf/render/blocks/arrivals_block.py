@@ -68,7 +68,7 @@ def _table(ctx: Context, topic: str, t: PatternTable) -> Markup:
              if t.noise else "No A/A pair for this pattern: 5% assumed at p50")
     noise += f", {percent(t.p99_noise)} at p99." if t.p99_noise is not None else "."
     summary = f"Runner {t.runner} ({t.profile}), requests {t.words}: {rows_text(t.scenarios, 'scenario')}"
-    return fold(summary, join([body, element("p", noise, class_="tfperf-legend"),
+    return fold(summary, join([ctx.fetched(body, "the table"), element("p", noise, class_="tfperf-legend"),
                                provenance(ctx, [r.measurement for r in t.rows])]), len(rows))
 
 

@@ -97,7 +97,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
     alt_text = chart_alt(ctx, topic, view, rows, spec)
     ms = [m for m in ds.history if m.topic == topic] + [m for m in ds.current if m.topic == topic and m.stale]
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
-                                                               alt_text, ctx.shared_rows)
+                                                               alt_text, ctx.shared_rows, ctx.fragments)
                   + "<figcaption>" + provenance(ctx, ms) + "</figcaption></figure>")
 
 
@@ -130,7 +130,7 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     key = join([join([element("code", v), ": ", ds.setting_label(topic, x, v)]) for v in values], "; ")
     return Markup('<figure class="tfperf-figure">'
                   + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
-                               settings_alt(ctx, topic, x, base, rows), ctx.shared_rows)
+                               settings_alt(ctx, topic, x, base, rows), ctx.shared_rows, ctx.fragments)
                   + f'<figcaption><p class="tfperf-legend-key">Baseline: {h(base)}. Numeric values of '
                   f"<code>{h(x)}</code> on a log2 axis, then the named ones. {h(x)}: {key}</p>" + provenance(ctx, ms)
                   + "</figcaption></figure>")
@@ -183,7 +183,7 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                    "never recommended here", STALE_HEAD], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
         out.append(fold(f"Runner {runner}: the fastest correct variant in {rows_text(len(rows), 'scenario')}",
-                        join([t, provenance(ctx, ms)]), len(rows)))
+                        join([ctx.fetched(t, "the table"), provenance(ctx, ms)]), len(rows)))
     return Markup("".join(out))
 
 

@@ -14,6 +14,7 @@ n/a not available, – not measured, ! failed), so that it reads without colour.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ...analyse import (
@@ -24,6 +25,7 @@ from ...analyse import (
     WORDS,
     Claim,
     ClaimCheck,
+    Dataset,
     Finding,
     VersionCell,
     VersionStrip,
@@ -67,15 +69,33 @@ def _partial(cell: VersionCell) -> bool:
     return cell.definite and cell.unavailable_scenarios > 0
 
 
-def cell_title(cell: VersionCell, label: str) -> str:
+# a reason recorded with the scenario's setting ids in front ("keras=3: tf.keras is Keras 2 in ...")
+_IDS = re.compile(r"^((?:[A-Za-z_]\w*=[^,:\s]+,?)+): ")
+
+
+def reader_reason(ds: Dataset, topic: str, reason: str) -> str:
+    """A recorded reason with its leading setting ids in the topic's reader words
+    ("Keras 3: tf.keras is Keras 2 in ...")."""
+    m = _IDS.match(reason)
+    if not m:
+        return reason
+    pairs = dict(p.split("=", 1) for p in m.group(1).rstrip(",").split(","))
+    return f"{ds.settings_words(topic, pairs)}: {reason[m.end():]}"
+
+
+def _said(ds: Dataset, topic: str) -> Callable[[str], str]:
+    return lambda reason: reader_reason(ds, topic, reason)
+
+
+def cell_title(cell: VersionCell, label: str, say: Callable[[str], str] = str) -> str:
     """The whole finding of a cell, for its tooltip: "TF 2.15: slower in 1 scenario measured
     (0.6×); not available in 2 scenarios: Keras 3 is not the tf.keras of TensorFlow 2.15"."""
     out = f"TF {label}: {cell.text}"
     if cell.unavailable:
         n = cell.unavailable_scenarios
-        out += f"; not available in {n} scenario{'s' if n != 1 else ''}: " + "; ".join(cell.unavailable)
+        out += f"; not available in {n} scenario{'s' if n != 1 else ''}: " + "; ".join(map(say, cell.unavailable))
     if cell.failures:
-        out += "; failed: " + "; ".join(cell.failures)
+        out += "; failed: " + "; ".join(map(say, cell.failures))
     return out
 
 
@@ -101,18 +121,18 @@ def _minor(version: str) -> str:
     return ".".join(parts[:2])
 
 
-def strip_html(strip: VersionStrip, labels: dict[str, str]) -> Markup:
+def strip_html(strip: VersionStrip, labels: dict[str, str], say: Callable[[str], str] = str) -> Markup:
     items = [element("li", join([element("span", labels.get(c.version, c.version), class_="tfperf-strip-ver"),
                                  element("span", cell_text(c), class_="tfperf-strip-word")]),
                      class_=f"tfperf-strip-cell tfperf-{_look(c)[2]}" + (" tfperf-stated" if c.definite else ""),
-                     title=cell_title(c, labels.get(c.version, c.version)), **_stated(strip, c))
+                     title=cell_title(c, labels.get(c.version, c.version), say), **_stated(strip, c))
              for c in strip.cells]
     return Markup('<div class="tfperf-details-box" data-tfperf-details>'
                   + element("ol", join(items), class_="tfperf-strip", aria_label="Finding per TensorFlow release")
                   + "</div>")
 
 
-def _notes(strip: VersionStrip, labels: dict[str, str]) -> Markup:
+def _notes(strip: VersionStrip, labels: dict[str, str], say: Callable[[str], str] = str) -> Markup:
     """The reasons a release is not available (or failed), as footnotes under the strip.
     Releases whose reasons differ only in the release named ("... of TensorFlow 2.12",
     "... of TensorFlow 2.13") share one note, which quotes the first."""
@@ -122,10 +142,11 @@ def _notes(strip: VersionStrip, labels: dict[str, str]) -> Markup:
         if c.unavailable:
             n = c.unavailable_scenarios
             scope = f"in {n} of {n + len(c.checks)} scenarios" if c.definite else "in any scenario"
-            groups.setdefault((f"not available {scope}", _masked(c.unavailable)), ([], "; ".join(c.unavailable)))[0] \
-                .append(lab)
+            why = tuple(map(say, c.unavailable))
+            groups.setdefault((f"not available {scope}", _masked(why)), ([], "; ".join(why)))[0].append(lab)
         if c.failures:
-            groups.setdefault(("failed", _masked(c.failures)), ([], "; ".join(c.failures)))[0].append(lab)
+            why = tuple(map(say, c.failures))
+            groups.setdefault(("failed", _masked(why)), ([], "; ".join(why)))[0].append(lab)
     items = [element("li", join([element("strong", listing(labs)), f": {what}: ", why,
                                  f" (likewise in {listing(labs[1:])})" if len(labs) > 1 and why != masked else ""]))
              for (what, masked), (labs, why) in groups.items()]
@@ -176,7 +197,7 @@ def _chart(ctx: Context, strip: VersionStrip, labels: dict[str, str]) -> Markup:
     alt_text = (f"Speedup of {_what(ctx, strip.topic, strip.claim)} in each TensorFlow release on the "
                 f"{hardware_name(ctx.ds.runners.get(strip.runner), strip.runner)}. {kind}: {text}")
     return Markup('<figure class="tfperf-figure">' + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,
-                                                               alt_text, ctx.shared_rows) + "</figure>")
+                                                               alt_text, ctx.shared_rows, ctx.fragments) + "</figure>")
 
 
 def _measured(strips: list[VersionStrip]) -> dict[str, list[str]]:
@@ -244,7 +265,9 @@ def block_trends(d: Directive, ctx: Context) -> Markup:
         who = join([" ", element("small", f"on the {hw}")]) if several else ""
         out.append(Markup('<div class="tfperf-version-claim">'
                           + f'<p class="tfperf-version-claim-title">{h(s.text)}{who}</p>'
-                          + strip_html(s, labels) + _verdict_line(s, labels) + _notes(s, labels)
+                          + ctx.fetched(strip_html(s, labels, _said(ds, topic)), "the finding per release",
+                                        least=0, lines=2)
+                          + _verdict_line(s, labels) + _notes(s, labels, _said(ds, topic))
                           + _chart(ctx, s, labels) + "</div>"))
     out.append(Markup(f'<p class="tfperf-strip-key">{h(KEY)}. {h(RULE)}</p>'))
     missing = [str(c.get("text", c.get("id"))).rstrip(".") for c in ds.claims_of(topic) if str(c.get("id")) not in ids]
@@ -362,7 +385,7 @@ def block_versions(d: Directive, ctx: Context) -> Markup:
         who = join([Markup("<br>"), element("small", hw)]) if several else ""
         cells = "".join(element("td", cell_text(c), class_=f"tfperf-vcell tfperf-{_look(c)[2]}"
                                 + (" tfperf-stated" if c.definite else ""),
-                                title=cell_title(c, labels[v]), **_stated(row.strip, c))
+                                title=cell_title(c, labels[v], _said(ctx.ds, row.strip.topic)), **_stated(row.strip, c))
                         for v in t.versions for c in [row.cell(v)])
         body.append(f'<tr><th scope="row">{h(claim)}{h(who)}</th>{cells}</tr>')
     changed = [r for r in t.rows if r.strip.changed or r.strip.next_release]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ...analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
 from ...store.schema import schema_path
 from .embed import SvgCache
-from .fragments import fetch_placeholder
+from .fragments import FETCH_ELEMENTS, fetch_placeholder
 from .html import Markup, admonition, element, h, hidden, join, link
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
@@ -41,11 +41,12 @@ class Context:
         self.counter[0] += 1
         return f"tfperf-{kind}-{self.counter[0]}"
 
-    def fetched(self, body: Markup, what: str) -> Markup:
-        """``body`` in the page, or, when it is long (:data:`fragments.FETCH_ELEMENTS`), a
+    def fetched(self, body: Markup, what: str, least: int = FETCH_ELEMENTS, lines: int = 0) -> Markup:
+        """``body`` in the page, or, when it is long (more than ``least`` elements), a
         link to it in a file of its own that the page fetches when the part nears the screen
-        or its fold opens (docs/assets/tfperf.js); ``what`` names it ("the table")."""
-        return fetch_placeholder(self.fragments, body, what)
+        or its fold opens (docs/assets/tfperf.js); ``what`` names it ("the table"), ``lines``
+        the height kept for it while it loads."""
+        return fetch_placeholder(self.fragments, body, what, lines=lines, least=least)
 
 
 def badge(word: Finding | Verdict | None, extra: str = "") -> Markup:

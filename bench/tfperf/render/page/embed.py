@@ -1,5 +1,7 @@
 """A chart as HTML: a div that the vendored vega-embed fills, the spec beside it as JSON,
-and a static SVG (vl-convert) inside <noscript> for readers without JavaScript.
+and a static SVG (vl-convert) inside <noscript> for readers without JavaScript. On a site
+page the spec and its rows are files beside the page, fetched when the chart nears the
+screen (a topic page carried ~0.9 MB of them), each row set once however many charts draw it.
 
 Several charts of one page usually draw the same rows (latency, speedup, first call); the
 rows are written once per page in their own ``<script type="application/json">`` and the
@@ -61,10 +63,37 @@ def _compact(v: Any) -> Any:
     return v
 
 
+def _fetched_chart(chart_id: str, spec: dict[str, Any], svg_url: str | None, alt_text: str,
+                   store: dict[str, str]) -> Markup:
+    """The chart's spec and its rows as JSON files beside the page (``store``: file name ->
+    text), fetched when the chart nears the screen; the page keeps its name and text
+    alternative, and, without JavaScript, the drawing and a link to the data."""
+    rows = (spec.get("datasets") or {}).get("rows")
+    meta = dict(spec.get("usermeta", {}))
+    data_name = None
+    if rows is not None:
+        text = json.dumps(_compact(rows), separators=(",", ":"))
+        data_name = f"rows-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+        store[data_name] = text
+        spec = {**spec, "datasets": {"rows": []}}
+        meta["tfperf_rows_src"] = data_name
+    text = json.dumps(_compact({**spec, "usermeta": meta}), separators=(",", ":"))
+    name = f"chart-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    store[name] = text
+    img = f'<img class="tfperf-svg" src="{h(svg_url)}" alt="{h(alt_text)}">' if svg_url else ""
+    data = f'<p><a href="{h(data_name)}">The chart\'s data (JSON)</a></p>' if data_name else ""
+    return Markup(f'<div class="tfperf-chart" id="{h(chart_id)}" data-tfperf-chart="{h(chart_id)}" '
+                  f'data-tfperf-spec="{h(name)}" role="figure" aria-label="{h(alt_text)}"></div>'
+                  + (f"<noscript>{img}{data}</noscript>" if img or data else ""))
+
+
 def chart_html(chart_id: str, spec: dict[str, Any], svg_url: str | None, alt_text: str,
-               shared: set[str] | None = None) -> Markup:
+               shared: set[str] | None = None, store: dict[str, str] | None = None) -> Markup:
     """``shared``: the ids of the row sets already on this page (updated); None embeds the
-    rows in the spec itself."""
+    rows in the spec itself. ``store``: where a page's fetched files go (render/fragments.py);
+    given, the spec and rows are written there instead of into the page."""
+    if store is not None:
+        return _fetched_chart(chart_id, spec, svg_url, alt_text, store)
     noscript = (f'<noscript><img class="tfperf-svg" src="{h(svg_url)}" alt="{h(alt_text)}"></noscript>'
                 if svg_url else "")
     data_html = ""

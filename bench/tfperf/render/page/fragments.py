@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .html import Markup, element, h
 
-FETCH_ELEMENTS = 150          # a part of more elements than this is fetched
+FETCH_ELEMENTS = 100          # a part of more elements than this is fetched (a table of ~12 rows)
 CODE_ELEMENTS = 150           # a highlighted code block of more than this is fetched
 _TAG = re.compile(r"<[a-zA-Z]")
 # Material's highlighted code block (pymdownx.highlight): no <div> inside it
@@ -34,10 +34,10 @@ def _name(kind: str, body: str) -> str:
 
 
 def fetch_placeholder(store: dict[str, str] | None, body: Markup, what: str, kind: str = "part",
-                      lines: int = 0) -> Markup:
-    """``body`` itself when ``store`` is None or it is short; else its file name in
-    ``store`` and, in the page, the element tfperf.js fills with it."""
-    if store is None or elements(body) <= FETCH_ELEMENTS:
+                      lines: int = 0, least: int = FETCH_ELEMENTS) -> Markup:
+    """``body`` itself when ``store`` is None or it has ``least`` elements or fewer; else
+    its file name in ``store`` and, in the page, the element tfperf.js fills with it."""
+    if store is None or elements(body) <= least:
         return body
     name = _name(kind, str(body))
     store[name] = str(body)
@@ -71,11 +71,12 @@ def document(body: str, prefix: str) -> str:
 
 
 def write_all(pages: dict[str, dict[str, str]], site_dir: Path) -> None:
-    """Each page's parts, next to the page (page url -> file name -> HTML)."""
+    """Each page's parts, next to the page (page url -> file name -> HTML, or a chart's
+    JSON as it is)."""
     for url, parts in pages.items():
         folder = url if url.endswith("/") or not url else url.rsplit("/", 1)[0] + "/" if "/" in url else ""
         prefix = "../" * folder.count("/")
         for name, body in parts.items():
             dest = site_dir / folder / name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_text(document(body, prefix), encoding="utf-8")
+            dest.write_text(body if name.endswith(".json") else document(body, prefix), encoding="utf-8")
