@@ -192,7 +192,7 @@ def test_do_this_does_not_advise_a_variant_that_wins_one_scenario_where_the_defa
     default) in the other 17, and the page said "Use mixed_float16 instead of float32"."""
     from types import SimpleNamespace
 
-    from tfperf.analyse.advice import advise
+    from tfperf.analyse.views.advice import advise
 
     def rec(best: str, finding: Finding, tied: tuple[str, ...] = ()) -> SimpleNamespace:
         return SimpleNamespace(best=best, default="float32", tied=tied, finding=finding)
@@ -207,7 +207,7 @@ def test_do_this_does_not_advise_a_variant_that_wins_one_scenario_where_the_defa
 
 
 def _winner_of(ds: object) -> str | None:
-    from tfperf.analyse.advice import _winner
+    from tfperf.analyse.views.advice import _winner
 
     return _winner(ds, "t")  # type: ignore[arg-type]
 

@@ -74,7 +74,8 @@ def test_a_topic_without_patterns_is_what_it_was(tmp_path: Path) -> None:
             else:
                 declared.add(f"{topic.name}/{name}")
                 assert all(c.params["batch"] == 1 for c in got if c.arrival.per_request)
-    assert declared == {"cpu_threads/full", "predict_vs_call/full", "serving_formats/full"}
+    assert declared == {"cpu_threads/full", "cpu_threads/history", "predict_vs_call/full", "serving_formats/full",
+                        "serving_formats/history"}
 
 
 @pytest.mark.parametrize(("arrivals", "field", "problem"), [

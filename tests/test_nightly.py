@@ -198,7 +198,7 @@ def test_the_scenario_count_names_the_nightly_apart_from_the_releases_range() ->
 
 
 def test_the_versions_measured_never_count_the_nightly_as_a_release() -> None:
-    from tfperf.render.version_blocks import _measured_text
+    from tfperf.render.blocks.version_blocks import _measured_text
 
     versions = ["2.20.0", "2.21.0", NIGHTLY]
     text = _measured_text({"r": versions}, short_labels(versions))

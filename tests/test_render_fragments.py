@@ -56,7 +56,7 @@ def test_parts_are_written_next_to_their_page(tmp_path: Path) -> None:
 def test_a_charts_spec_and_rows_are_files_beside_the_page() -> None:
     import json
 
-    from tfperf.render.embed import chart_html
+    from tfperf.render.page.embed import chart_html
 
     rows = [{"x": 1, "y": 0.123456789}]
     spec = {"mark": "point", "datasets": {"rows": rows}, "data": {"name": "rows"}}

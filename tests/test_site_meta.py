@@ -247,7 +247,8 @@ def test_search_indexes_no_table_cells_and_no_strip(site: Path) -> None:
     every = "\n".join(" ".join(t.split()) for t in texts)
     assert "baselinebaseline" not in every
     run_together, strips = set(), set()
-    for page in _pages(site).values():
+    parts = [p.read_text(encoding="utf-8") for p in sorted(site.rglob("part-*.html"))]   # fetched parts
+    for page in [*_pages(site).values(), *parts]:
         cells = _Cells()
         cells.feed(page)
         for row in cells.rows:

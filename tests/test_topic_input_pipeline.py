@@ -212,7 +212,7 @@ def test_the_gate_passes_every_pipeline_and_fails_a_wrong_one(tmp_path: Path, mo
 def test_an_answer_after_its_lead_starts_a_sentence() -> None:
     """"Unclear. Whether fit() ...", not "Unclear. whether fit() ..." (the fixture's fit()
     answer is unclear on its one runner)."""
-    from tfperf.render.answers_block import _answer
+    from tfperf.render.blocks.answers_block import _answer
 
     fit = next(qa for qa in question_answers(analyse(FIX, ROOT / "snippets"), "input_pipeline") if qa.id == "fit")
     html = str(_answer(fit, "input_pipeline"))

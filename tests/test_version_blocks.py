@@ -184,7 +184,7 @@ def test_runners_page_lists_releases_in_order() -> None:
 
 
 def test_a_reasons_setting_ids_are_said_in_the_topics_words() -> None:
-    from tfperf.render.version_blocks import reader_reason
+    from tfperf.render.blocks.version_blocks import reader_reason
 
     class _Words:
         def settings_words(self, topic: str, settings: dict[str, object]) -> str:
