@@ -212,3 +212,27 @@ def test_16_bit_policies_pass_the_gate_and_a_wrong_model_does_not() -> None:
     wrong = mod.keras.models.clone_model(mod.build_model("mlp", "mixed_bfloat16"))
     out = outputs.to_host(wrong(kwargs["x"], training=False))
     assert not outputs.compare(out, ref, **tol)["within_tolerance"]
+
+
+def test_the_accuracy_answer_quotes_the_largest_difference_from_the_results(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The bfloat16 question asks what accuracy costs: its answer gives the largest
+    difference of mixed_bfloat16's outputs from float32's, where it is, and how many
+    results were outside the bound, from the results (not typed in the YAML)."""
+    from tfperf.analyse.views.answers import question_answers
+    qa = next(q for q in question_answers(ds, T) if q.id == "bfloat16")
+    bf16 = [m for m in ds.current if m.topic == T and m.variant == "bfloat16" and m.settings.get("onednn") == "1"]
+    largest = max(m.max_abs_diff for m in bf16 if m.max_abs_diff is not None)
+    assert qa.accuracy == (f"mixed_bfloat16's output differs from float32's by at most {largest:.2g} "
+                           f"({_where_of(ds, bf16, largest)}); all {len(bf16)} results within the bound",)
+    assert f"<strong>Accuracy: </strong>{qa.accuracy[0]}." in _render(ds, f"answers {T}").replace("&#x27;", "'")
+    # A wrong output is counted and named as never recommended.
+    bad = next(q for q in question_answers(_with_wrong_bfloat16(tmp_path), T) if q.id == "bfloat16")
+    assert "by at most 0.41 " in bad.accuracy[0] and "outside the bound (wrong outputs: never recommended)" in bad.accuracy[0]
+    # The other questions do not ask about accuracy.
+    assert all(not q.accuracy for q in question_answers(ds, T) if q.id != "bfloat16")
+
+
+def _where_of(ds: Any, ms: list[Any], largest: float) -> str:
+    m = next(m for m in ms if m.max_abs_diff == largest)
+    info = ds.topics[T]
+    return ", ".join(info.value_label(k, m.params[k]) for k in info.param_values if k in m.params)

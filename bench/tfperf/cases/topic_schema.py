@@ -173,7 +173,7 @@ EXPECT = ("faster", "slower", "same", "none")
 # The questions a topic page opens with, each answered from its claims (analyse/views/answers.py).
 # `arrival`: the pattern whose measurements answer it (tfperf.arrival ids; default back to back).
 QUESTION: dict[str, Spec] = {"id": TEXT, "ask": TEXT, "claims": ListOf(TEXT), "yes_if": TEXT, "note": TEXT,
-                             "arrival": TEXT}
+                             "arrival": TEXT, "accuracy": FLAG}
 
 # What a claim between variants compares (`compare:`): the time per call (the default), or the
 # cost per step of a line fitted over the step counts measured (analyse/judge/per_step.py), which
@@ -218,6 +218,7 @@ class Question(TypedDict, total=False):
                                           # same); without it, the answer has no yes/no lead
     note: str                             # a sentence after the answer (free text, no figures)
     arrival: str                          # the arrival pattern that answers it ("idle-10ms"); default back to back
+    accuracy: bool                        # the answer also says how far the candidates' outputs are from the reference's
 
 
 class Variant(TypedDict, total=False):

@@ -35,7 +35,7 @@ from ..judge.effects import (
     ratio_text,
     summary_rest,
 )
-from ..load.records import Runner
+from ..load.records import Measurement, Runner
 from ..load.versions import minor, sort_versions
 
 
@@ -196,6 +196,7 @@ class QuestionAnswer:
     note: str | None
     arrival: str | None = None                 # the per-request pattern that answered it (None: back to back)
     changes: tuple[str, ...] = ()              # where the answer differs from back to back, one sentence each
+    accuracy: tuple[str, ...] = ()             # how far the candidates' outputs are from the reference's, per runner
 
     @property
     def arrival_text(self) -> str:
@@ -338,5 +339,50 @@ def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
         lead = kinds.pop() if len(kinds) == 1 else ("It depends on the machine" if kinds else LEADS[Finding.NO_DATA])
         out.append(QuestionAnswer(topic, str(q.get("id")), str(q.get("ask")), lead, leads, claims,
                                   str(q["note"]) if q.get("note") else None, arrival,
-                                  _changes(ds, topic, claims, arrival) if arrival else ()))
+                                  _changes(ds, topic, claims, arrival) if arrival else (),
+                                  accuracy_sentences(ds, topic, claims, arrival) if q.get("accuracy") else ()))
     return out
+
+
+def accuracy_sentences(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...],
+                       arrival: str | None = None) -> tuple[str, ...]:
+    """For a question that asks what a variant costs in accuracy (``accuracy: true``): per
+    runner, the largest difference of the claims' candidates' outputs from the reference's
+    over the scenarios that answer it, and where it is: "On the EPYC (AVX2): mixed_bfloat16's
+    output differs from float32's by at most 0.021 (mlp, batch 64, inference); all 9 results
+    within the bound" (the runner named where there are several). Claims between settings
+    are left out (their candidate is the same variant)."""
+    info = ds.topics.get(topic)
+    if info is None:
+        return ()
+    order = list(info.param_values)
+    reference = ds.label(topic, info.reference)
+    several = len({r.runner for c in claims for r in c.runners}) > 1
+    out: list[str] = []
+    for runner in sorted({r.runner for c in claims for r in c.runners}):
+        short = next(r.short for c in claims for r in c.runners if r.runner == runner)
+        by_candidate: dict[str, list[Measurement]] = {}
+        for c in claims:
+            cr = ds.claim_result(topic, c.claim_id, arrival)
+            if cr is None or "candidate_settings" in cr.claim:
+                continue
+            name = str(cr.claim.get("candidate"))
+            for ch in cr.mine(runner):
+                m = ch.scenario.variants.get(name)
+                if m is not None and (m.ok or m.within_tolerance is False):
+                    by_candidate.setdefault(name, []).append(m)
+        for name, ms in by_candidate.items():
+            ms = list({id(m): m for m in ms}.values())
+            checked = [m for m in ms if m.max_abs_diff is not None]
+            if not checked:
+                continue
+            worst = max(checked, key=lambda m: m.max_abs_diff or 0.0)
+            where = ", ".join(info.value_label(k, worst.params[k]) for k in order if k in worst.params)
+            outside = sum(1 for m in ms if m.within_tolerance is False)
+            head = f"On the {short}: " if several else ""
+            held = (f"all {len(ms)} results within the bound" if not outside and len(ms) > 1 else
+                    "within the bound" if not outside else
+                    f"{outside} of {len(ms)} outside the bound (wrong outputs: never recommended)")
+            out.append(f"{head}{info.display_name(name)}'s output differs from {reference}'s by at most "
+                       f"{worst.max_abs_diff:.2g} ({where}); {held}")
+    return tuple(out)

@@ -95,6 +95,9 @@ def block_answers(d: Directive, ctx: Context) -> Markup:
         parts.append(element("p", join([element("strong", "Not measured yet."), NOT_MEASURED]), class_="tfperf-nodata"))
     for qa in answers:
         body = [element("p", qa.ask, class_="tfperf-q"), _answer(qa, topic), *_pattern(qa)]
+        if qa.accuracy:
+            body.append(element("p", join([element("strong", "Accuracy: "), join((f"{a}." for a in qa.accuracy), " ")]),
+                                class_="tfperf-a-note"))
         if qa.note:
             body.append(element("p", qa.note, class_="tfperf-a-note"))
         parts.append(element("section", join(body), class_="tfperf-qa", id=f"q-{qa.id}"))

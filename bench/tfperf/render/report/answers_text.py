@@ -36,4 +36,5 @@ def question_lines(qa: QuestionAnswer, after: Callable[[ClaimAnswer], list[str]]
         if after is not None and c.runners:
             lines += after(c)
     return [*lines, *([f"   {qa.arrival_text}"] if qa.arrival else []),
-            *(f"   How requests arrive changes the answer: {change}." for change in qa.changes)]
+            *(f"   How requests arrive changes the answer: {change}." for change in qa.changes),
+            *(f"   Accuracy: {a}." for a in qa.accuracy)]
