@@ -222,8 +222,9 @@ def test_the_accuracy_answer_quotes_the_largest_difference_from_the_results(ds, 
     qa = next(q for q in question_answers(ds, T) if q.id == "bfloat16")
     bf16 = [m for m in ds.current if m.topic == T and m.variant == "bfloat16" and m.settings.get("onednn") == "1"]
     largest = max(m.max_abs_diff for m in bf16 if m.max_abs_diff is not None)
-    assert qa.accuracy == (f"mixed_bfloat16's output differs from float32's by at most {largest:.2g} "
-                           f"({_where_of(ds, bf16, largest)}); all {len(bf16)} results within the bound",)
+    expected = (f"mixed_bfloat16's output differs from float32's by at most {largest:.2g} "
+                f"({_where_of(ds, bf16, largest)}); all {len(bf16)} results within the bound")
+    assert qa.accuracy == (expected,)
     assert f"<strong>Accuracy: </strong>{qa.accuracy[0]}." in _render(ds, f"answers {T}").replace("&#x27;", "'")
     # A wrong output is counted and named as never recommended.
     bad = next(q for q in question_answers(_with_wrong_bfloat16(tmp_path), T) if q.id == "bfloat16")
