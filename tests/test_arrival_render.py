@@ -42,8 +42,8 @@ def _text(html: str) -> str:
 def test_each_pattern_has_a_table_of_p50_p99_and_speedups(ds: Dataset) -> None:
     html = _block(ds, f"arrivals {TOPIC}")
     assert html.count("<details") == 2 and html.count("<table>") == 2
-    assert "Runner fixture-a (full), requests after 10 ms idle: 1 scenario" in html
-    assert "Runner fixture-a (full), requests at random at 70% of full load: 1 scenario" in html
+    assert "2-core Fixture (AVX2), full profile: requests after 10 ms idle, 1 scenario" in html
+    assert "2-core Fixture (AVX2), full profile: requests at random at 70% of full load, 1 scenario" in html
     idle = html.split("<details")[1]
     heads = re.findall(r"<th>(.*?)</th>", idle)
     assert heads == ["case", "variant", "median request (p50)", "slowest 1% (p99)", "p50 against a tf.function",

@@ -30,7 +30,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 VALID = FIXTURES / "results" / "valid.json"
 SNIPPETS = FIXTURES / "failures" / "snippets"
 RUNNER = "linux-x86_64-2core-cpu"
-HARDWARE = "2-core Intel Xeon (AVX512)"      # the runner's machine as the pages name it
+HARDWARE = "2-core Intel Xeon (AVX-512)"      # the runner's machine as the pages name it
 ERROR = "timeout: ValueError: &lt;script&gt;alert(1)&lt;/script&gt;"
 
 

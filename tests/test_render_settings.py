@@ -118,8 +118,8 @@ def test_a_changed_result_changes_the_verdict_and_the_outputs(tmp_path: Path) ->
     after_table = _render(after, "settings fixture_settings")
     assert after_table != before_table
     # oneDNN off was slower than on everywhere; on runner A it is now faster, and the table says so
-    assert "tfperf-faster" not in before_table and "tfperf-faster" in after_table.split("Runner fixture-b")[0]
-    assert "tfperf-faster" not in after_table.split("Runner fixture-b")[1]
+    assert "tfperf-faster" not in before_table and "tfperf-faster" in after_table.split("<summary>2-core Fixture (AVX2)")[0]
+    assert "tfperf-faster" not in after_table.split("<summary>2-core Fixture (AVX2)")[1]
     assert settings_chart_spec(after.settings_rows(T), x="threads", color="onednn") != before_chart
 
 
@@ -169,7 +169,7 @@ def test_settings_table_filters_and_labels(ds) -> None:  # type: ignore[no-untyp
     assert "noise floor ±2%" in html and "tfperf-slower" not in html      # one thread via OpenMP: the same
     assert "oneDNN off" not in html and "intra-op threads" not in html
     full = _render(ds, "settings fixture_settings")
-    assert "oneDNN off" in full and "slower</span>" in full and "Runner fixture-b" in full
+    assert "oneDNN off" in full and "slower</span>" in full and "<summary>2-core Fixture (AVX2)" in full
     with pytest.raises(DirectiveError):
         _render(ds, "settings fixture_settings cores=4")
 
@@ -243,7 +243,7 @@ def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyp
 
 def test_settings_table_order_follows_the_yaml(ds) -> None:  # type: ignore[no-untyped-def]
     html = _render(ds, "settings fixture_settings onednn=1")
-    runner_a = html.split("Runner fixture-b")[0]
+    runner_a = html.split("<summary>2-core Fixture (AVX2)")[0]
     rows = re.findall(r"<small>(onednn=[^<]+)</small>", runner_a)
     assert rows == ["onednn=1,threads=default", "onednn=1,threads=1", "onednn=1,threads=2",
                     "onednn=1,threads=4", "onednn=1,threads=omp1"]

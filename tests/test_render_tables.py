@@ -168,7 +168,7 @@ def test_a_ten_call_row_names_its_scenario(gaps) -> None:  # type: ignore[no-unt
 
 def test_long_tables_say_how_many_rows_they_hold(gaps, analysis) -> None:  # type: ignore[no-untyped-def]
     html = _render(gaps, "tenrun fixture_steps")
-    summary = re.search(r"<summary>Runner fixture-a: (\d+) rows in (\d+) scenarios</summary>", html)
+    summary = re.search(r"<summary>4-core Fixture \(AVX2\): (\d+) rows in (\d+) scenarios</summary>", html)
     assert summary and int(summary.group(1)) == len(_tables(html)[0]["rows"])
     claims = _render(analysis, "claims fixture_topic")
     counts = re.findall(r"Every scenario: the speedup of .*? in (\d+) scenarios?</summary>", claims)

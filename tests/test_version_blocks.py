@@ -73,7 +73,7 @@ def test_home_table_claims_by_releases() -> None:
     groups = [cells for cls, cells in t.rows if cls == "tfperf-group"]
     assert groups == [["Fixture topic (synthetic)"]]
     body = {cells[0]: cells[1:] for cls, cells in t.rows[1:] if cls != "tfperf-group"}
-    a, b = "2-core Fixture (AVX2)", "8-core Fixture (AVX512)"          # fixture-a's and fixture-b's hardware
+    a, b = "2-core Fixture (AVX2)", "8-core Fixture (AVX-512)"          # fixture-a's and fixture-b's hardware
     # fast wins on the older releases' grid, loses from 2.16 on, and in 2.21 (the full grid, with
     # the huge inputs it still wins on) depends on the case
     depends = "◆ depends on the case"

@@ -60,7 +60,7 @@ from .load.origins import Origin, Sources, load_sources
 from .load.records import ChartRow, LoadedBreakdown, Measurement, params_id, settings_id
 from .load.versions import is_development, listing, release_key, short_labels, sort_versions
 from .views.advice import advise
-from .views.answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers
+from .views.answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers, runner_name
 from .views.findings import findings as headline_findings
 from .views.local import LOCAL_ROOT, ThisMachine, this_machine
 from .views.settings_advice import Choice, SettingsAdvice, advise_settings
@@ -77,7 +77,7 @@ __all__ = [
     "SpeedupRow",
     "StepGroup", "StepSeries", "ThenNow", "ThisMachine", "Verdict", "VersionCell", "VersionStrip", "Versus",
     "advise", "advise_settings", "analyse", "as_json", "change_text", "claim_answer", "claims_by_release",
-    "compare_files", "error_line", "exclusion_reason", "expectation_text", "failed_results", "hardware_name",
+    "compare_files", "error_line", "exclusion_reason", "expectation_text", "failed_results", "hardware_name", "runner_name",
     "headline", "headline_findings", "is_development", "listing", "load_sources", "load_topics", "nonfinite", "params_id",
     "question_answers", "ratio_text", "release_key", "scenario_labels", "settings_id", "short_labels",
     "sort_versions", "speedup_rows", "steady_text", "step_groups", "summarise", "summary_text", "this_machine",

@@ -39,6 +39,9 @@ from ..load.records import Measurement, Runner
 from ..load.versions import minor, sort_versions
 
 
+ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlow's docs spell them
+
+
 def hardware_name(runner: Runner | None, label: str = "") -> str:
     """A runner's machine as a reader names it: "2-core Intel Xeon (AMX)", "2-core AMD EPYC
     (AVX2)"; the label when no environment was recorded."""
@@ -49,9 +52,22 @@ def hardware_name(runner: Runner | None, label: str = "") -> str:
     model = re.sub(r"\((R|TM|tm)\)", "", model)
     model = re.sub(r"\b(CPU|Processor)\b.*$", "", model).strip() or vendor(model, str(env.get("machine") or ""))
     isa = isa_class(env.get("isa") or {})
-    extra = "" if isa in ("unknown", "base") else f" ({isa.upper() if isa != 'neon' else 'NEON'})"
+    extra = "" if isa in ("unknown", "base") else f" ({ISA_WORDS.get(isa, isa.upper())})"
     gpu = f", {env['gpus'][0].get('name')}" if env.get("gpus") else ""
     return f"{env.get('cores')}-core {model}{extra}{gpu}"
+
+
+def runner_name(ds: Dataset, label: str) -> str:
+    """The runner ``label`` as a reader names it (:func:`hardware_name`), with the label added
+    where another runner of ``ds`` has the same machine, and the profile of a series that
+    is not the runner's main one: "2-core AMD EPYC (AVX2)", "2-core AMD EPYC (AVX2), quick
+    profile"."""
+    base, _, profile = label.partition("/")          # a series "<label>/<profile>" (a quick run)
+    names = {r: hardware_name(ds.runners.get(r), r) for r in ds.runners}
+    name = names.get(base) or hardware_name(None, base)
+    if list(names.values()).count(name) > 1:
+        name = f"{name} ({base})"
+    return f"{name}, {profile} profile" if profile else name
 
 
 def short_name(hardware: str) -> str:

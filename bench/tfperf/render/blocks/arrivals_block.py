@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from ...analyse import PatternRow, PatternTable
+from ...analyse import PatternRow, PatternTable, runner_name
 from ...stats import Percentile
 from ..page.context import Context, badge, provenance
 from ..page.directives import Directive
@@ -67,7 +67,7 @@ def _table(ctx: Context, topic: str, t: PatternTable) -> Markup:
     noise = (f"Run-to-run noise of this pattern (the same case measured twice): {percent(t.noise.value)} at p50"
              if t.noise else "No A/A pair for this pattern: 5% assumed at p50")
     noise += f", {percent(t.p99_noise)} at p99." if t.p99_noise is not None else "."
-    summary = f"Runner {t.runner} ({t.profile}), requests {t.words}: {rows_text(t.scenarios, 'scenario')}"
+    summary = f"{runner_name(ds, t.runner)}, {t.profile} profile: requests {t.words}, {rows_text(t.scenarios, 'scenario')}"
     return fold(summary, join([ctx.fetched(body, "the table"), element("p", noise, class_="tfperf-legend"),
                                provenance(ctx, [r.measurement for r in t.rows])]), len(rows))
 

@@ -27,6 +27,7 @@ from ...analyse import (
     hardware_name,
     headline_findings,
     release_key,
+    runner_name,
 )
 from ..charts.chart_words import chart_alt, runner_names, settings_alt
 from ..charts.charts import ChartError, chart_specs, has_trend
@@ -182,7 +183,7 @@ def block_recommendations(d: Directive, ctx: Context) -> Markup:
                    f"speedup over {ds.label(topic, recs[0].default)}", "finding", "fastest correct variant",
                    "never recommended here", STALE_HEAD], rows)
         ms = [m for r in rs for m in r.scenario.variants.values()]
-        out.append(fold(f"Runner {runner}: the fastest correct variant in {rows_text(len(rows), 'scenario')}",
+        out.append(fold(f"{runner_name(ctx.ds, runner)}: the fastest correct variant in {rows_text(len(rows), 'scenario')}",
                         join([ctx.fetched(t, "the table"), provenance(ctx, ms)]), len(rows)))
     return Markup("".join(out))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
+from ...analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, runner_name, step_groups
 from ..page.context import Context, no_results, provenance, stale_mark
 from ..page.directives import Directive, DirectiveError
 from ..page.html import Markup, element, fold, join, rows_text, table
@@ -121,7 +121,7 @@ def _group(ctx: Context, topic: str, g: StepGroup, unit: str) -> Markup:
     ms = [m for s in series for m in s.measurements]
     params = ", ".join(f"{k}={v}" for k, v in g.params.items()) or "default"
     # what the table says stays in view when the table is folded (a phone)
-    return join([fold(f"Runner {g.runner}: {params}, calls of {counts} {g.param}: {rows_text(len(rows))}",
+    return join([fold(f"{runner_name(ctx.ds, g.runner)}: {params}, calls of {counts} {g.param}: {rows_text(len(rows))}",
                       join([t, join([element("p", "Not fitted:"), element("ul", join(left))]) if left else "", how,
                             provenance(ctx, ms)]), len(rows)), said])
 

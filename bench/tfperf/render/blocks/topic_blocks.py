@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from ...analyse import RULE, Measurement, nonfinite, params_id, settings_id
+from ...analyse import RULE, Measurement, nonfinite, params_id, runner_name, settings_id
 from ..page.context import STALE_HEAD, Context, badge, no_results, provenance, stale_mark
 from ..page.directives import Directive, DirectiveError
 from ..page.html import Markup, again, element, fold, h, join, rows_text, table
@@ -96,7 +96,7 @@ def block_settings(d: Directive, ctx: Context) -> Markup:
         heads = ["settings", *[ds.params_words(topic, col_params[c]) + (f" · {ds.label(topic, c[1])}" if several_variants else "")
                                for c in cols]]
         ms = [m for s in items for m in (s.measurement, s.baseline) if m is not None]
-        out.append(fold(f"Runner {runner}: speedup over {base_txt}, {rows_text(len(rows), 'settings group')}",
+        out.append(fold(f"{runner_name(ctx.ds, runner)}: speedup over {base_txt}, {rows_text(len(rows), 'settings group')}",
                         join([table(heads, rows), provenance(ctx, ms)]), len(rows)))
     note = Markup("<p><small>Each cell: time with the baseline settings / time with these settings, same "
                   "runner, parameters and code (above 1×: faster). Measured side by side, it is the median of "
@@ -223,7 +223,7 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
         others = {k: v for k, v in m0.params.items() if k != col}
         what = ", ".join(x for x in (ds.settings_words(topic, m0.settings) if sid != "default" else "",
                                      ds.params_words(topic, others) if rest != "-" else "") if x and x != "–")
-        out.append(fold(f"Runner {runner}{' — ' + what if what else ''}: {rows_text(len(rows), 'variant')}",
+        out.append(fold(f"{runner_name(ctx.ds, runner)}{' — ' + what if what else ''}: {rows_text(len(rows), 'variant')}",
                         join([ctx.fetched(table(heads, rows), "the table"), provenance(ctx, gms)]), len(rows)))
     note = Markup(f"<p><small>Time: the median per {h(unit)}. {h(', '.join(_metric_title(f) for f in fields))}: "
                   f"as reported by each case's setup ({h(', '.join(fields))} in the results files; a range where "
@@ -290,7 +290,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
                    join(["first call: ", element("code", baseline), " → ", element("code", candidate)]),
                    join([f"median per {unit}: ", element("code", baseline), " → ", element("code", candidate)]),
                    join([element("code", candidate), " pays off"]), "range (95% CIs)", STALE_HEAD], rows)
-        out.append(fold(f"Runner {runner}: {rows_text(len(rows), 'scenario')}",
+        out.append(fold(f"{runner_name(ctx.ds, runner)}: {rows_text(len(rows), 'scenario')}",
                         join([ctx.fetched(t, "the table"), provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
     per_call = info.per_call if info else None
     per = (f" One call is {h(per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
@@ -339,7 +339,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
             last = scen
         t = table([*(["settings"] if show_settings else []), "parameters", "variant", f"one {runs}-call mean",
                    f"range of {runs}-call means", "median (95% CI)", "range / median", "the single mean is", STALE_HEAD], rows)
-        out.append(fold(f"Runner {runner}: {rows_text(len(rows))} in "
+        out.append(fold(f"{runner_name(ctx.ds, runner)}: {rows_text(len(rows))} in "
                         f"{rows_text(len({(m.settings_id, m.params_id) for m, _v in items}), 'scenario')}",
                         join([ctx.fetched(t, "the table"), provenance(ctx, [m for m, _v in items])]), len(rows)))
     outside_n = sum(1 for _m, v in views if v.first_mean_outside_ci)
@@ -419,7 +419,7 @@ def block_outputs(d: Directive, ctx: Context) -> Markup:
                      Markup(f"<p><small>Largest difference from {h(ref_label)}'s output, element by element, "
                             f"on the same inputs; the bound: {h(bound or 'not recorded')}.</small></p>"),
                      provenance(ctx, mine)])
-        out.append(fold(f"Runner {runner}: {rows_text(len(rows), 'scenario')}", body, len(rows)))
+        out.append(fold(f"{runner_name(ctx.ds, runner)}: {rows_text(len(rows), 'scenario')}", body, len(rows)))
     return Markup("".join(out))
 
 

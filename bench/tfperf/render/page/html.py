@@ -75,9 +75,9 @@ FOLD_ROWS = 12      # a table of more rows starts folded on a phone
 
 
 def fold(summary: Any, body: Any, rows: int, class_: str = "tfperf-runner", open_: bool = True) -> Markup:
-    """A table and what goes with it under a summary that says what it holds and how many rows
-    (the caller's words: "Runner x: 30 scenarios"). Open on a wide screen unless ``open_`` is
-    false; on a phone, one of more than FOLD_ROWS rows starts folded, one tap away
+    """A table and what goes with it under a summary that says what it holds and how many
+    rows (the caller's words: "2-core AMD EPYC (AVX2): 30 scenarios"). Open on a wide screen
+    unless ``open_`` is false; on a phone, one of more than FOLD_ROWS rows starts folded, one tap away
     (docs/assets/tfperf.js), so that a topic page is not thirty cards long."""
     long = rows > FOLD_ROWS
     return Markup(f'<details class="{h(class_)}"{" open" if open_ else ""}{" data-tfperf-fold" if long else ""}>'
