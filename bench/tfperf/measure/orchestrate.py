@@ -334,7 +334,11 @@ def split(sc: ScenarioPlan, max_workers: int) -> list[list[Task]]:
     return [groups[base] + [t for g in others[i:i + per] for t in groups[g]] for i in range(0, len(others), per)]
 
 
-class _Interrupted(Exception):
+class _Interrupted(BaseException):
+    """SIGINT or SIGTERM, raised where the main thread is. A BaseException, as
+    KeyboardInterrupt is: code that turns any Exception into a one-line error (reading a
+    results file, say) must let it through, or Ctrl-C would end the run as a bad file."""
+
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
