@@ -22,7 +22,7 @@ from tfperf.errors import TfperfError
 from tfperf.render.report.advise_beside import PLAIN
 from tfperf.render.report.advise_html import NO_CHARTS, page
 from tfperf.render.report.advise_text import Context, as_json, report
-from tfperf.render.vendor_js import LIBS, VENDOR, vendor_files, vendored_scripts
+from tfperf.render.vendor_js import LIBS, NAME_CHARTS, VENDOR, chart_scripts, vendor_files
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["advise_predict", "advise_xla", "advise_serving", "advise_threads"]
@@ -120,7 +120,7 @@ def test_the_page_holds_the_answers_failures_machine_and_charts(ds: Dataset, ctx
 
 def test_unreadable_chart_libraries_are_one_line_naming_the_file(tmp_path: Path) -> None:
     with pytest.raises(TfperfError) as err:
-        vendored_scripts(tmp_path)
+        chart_scripts(tmp_path)
     assert str(err.value) == (f"{tmp_path / LIBS[0]}: the chart library cannot be read (No such file or directory); "
                               "the page is written without charts")
 
@@ -133,8 +133,9 @@ def test_the_chart_libraries_ship_in_the_package_data() -> None:
     shipped = {p for pattern in data["tfperf"] for p in pkg.glob(pattern) if p.is_file()}
     files = [path for _, path in vendor_files()]
     assert all((VENDOR / lib) in files for lib in LIBS) and "vendor" in VENDOR.parts[-1]
-    assert VENDOR.is_relative_to(pkg) and not set(files) - shipped
-    assert len(vendored_scripts()) == len(LIBS)
+    assert VENDOR.is_relative_to(pkg) and not set([*files, NAME_CHARTS]) - shipped
+    scripts = chart_scripts()
+    assert len(scripts) == len(LIBS) + 1 and "function tfperfNameChart(el)" in scripts[-1]
 
 
 @pytest.mark.browser
@@ -146,7 +147,7 @@ def test_the_page_draws_offline_with_no_serious_accessibility_violation(ds: Data
     from playwright.sync_api import sync_playwright
 
     path = tmp_path / "answers.html"
-    path.write_text(page(ds, ctx, RUNNER, vendored_scripts()), encoding="utf-8")
+    path.write_text(page(ds, ctx, RUNNER, chart_scripts()), encoding="utf-8")
     axe = next((ROOT / "tests" / "vendor").glob("axe-core-*/axe.min.js")).read_text(encoding="utf-8")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium), args=[

@@ -195,16 +195,7 @@ var tfperf = {};
       fit(spec, el);
       return vegaEmbed(el, spec, opts);
     }).then(function () {
-      // the "…" menu and its dialog get names a screen reader can say
-      el.querySelectorAll("summary").forEach(function (s) { s.setAttribute("aria-label", "Chart menu: save the chart or view its data"); });
-      el.querySelectorAll(".vega-actions").forEach(function (d) { d.setAttribute("aria-label", "Chart menu"); });
-      // the drawing is named as its figure is; marks Vega left without a name are hidden from
-      // screen readers (they would be read as unnamed images; the tables hold the figures)
-      var svg = el.querySelector("svg");
-      if (svg && !svg.getAttribute("aria-label")) { svg.setAttribute("aria-label", el.getAttribute("aria-label") || "chart"); }
-      el.querySelectorAll("svg [role]").forEach(function (g) {
-        if (!g.getAttribute("aria-label")) { g.setAttribute("aria-hidden", "true"); }
-      });
+      tfperfNameChart(el);        // assets/name-charts.js, from the package's render/name_charts.js
       el.setAttribute("data-rendered", "true");
     }).catch(function (err) {
       el.setAttribute("data-rendered", "error");

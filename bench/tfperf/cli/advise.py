@@ -125,10 +125,10 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
 
 def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
     from ..render.report.advise_html import page
-    from ..render.vendor_js import vendored_scripts
+    from ..render.vendor_js import chart_scripts
 
     try:
-        scripts: list[str] | None = vendored_scripts()
+        scripts: list[str] | None = chart_scripts()
     except TfperfError as exc:
         print(f"tfperf: warning: {exc}", file=sys.stderr)
         scripts = None

@@ -42,8 +42,9 @@ vertical-align:top}th{background:#eee}
 .tfperf-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 """
 
-# Draws every chart once the libraries (inlined above it) are there; marks each drawn, as the
-# site's tfperf.js does, so that a test can wait for them.
+# Draws every chart once the libraries and tfperfNameChart (inlined above it) are there; names
+# each for a screen reader and marks it drawn, as the site's tfperf.js does, so that a test can
+# wait for them.
 DRAW = """
 (function () {
   "use strict";
@@ -51,11 +52,7 @@ DRAW = """
   document.querySelectorAll("[data-tfperf-chart]").forEach(function (el) {
     var spec = JSON.parse(document.getElementById(el.id + "-spec").textContent);
     vegaEmbed(el, spec, opts).then(function () {
-      var svg = el.querySelector("svg");
-      if (svg) { svg.setAttribute("aria-label", el.getAttribute("aria-label") || "chart"); svg.setAttribute("role", "img"); }
-      el.querySelectorAll("svg [role]").forEach(function (g) {
-        if (!g.getAttribute("aria-label")) { g.setAttribute("aria-hidden", "true"); }
-      });
+      tfperfNameChart(el);
       el.setAttribute("data-rendered", "true");
     }).catch(function (err) {
       el.setAttribute("data-rendered", "error");
@@ -123,7 +120,7 @@ def _lines(items: Sequence[str]) -> Markup:
 
 
 def page(ds: Dataset, ctx: Context, runner: str, scripts: Sequence[str] | None) -> str:
-    """The whole page. ``scripts``: the chart libraries' code (:func:`tfperf.render.vendor_js.vendored_scripts`);
+    """The whole page. ``scripts``: the chart libraries' code (:func:`tfperf.render.vendor_js.chart_scripts`);
     None writes the page without charts."""
     pc = PageContext(ds=ds, prefix="", svgs=SvgCache(None))
     pub = ctx.published

@@ -19,7 +19,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 from tfperf.render.site.site import Site
-from tfperf.render.vendor_js import vendor_files
+from tfperf.render.vendor_js import NAME_CHARTS, vendor_files
 
 _site: Site | None = None
 
@@ -49,6 +49,8 @@ def on_files(files: Any, config: Any) -> Any:
     # serves them from assets/vendor/, where docs/assets/tfperf.js loads them.
     for rel, path in vendor_files():
         files.append(File.generated(config, f"assets/vendor/{rel}", abs_src_path=str(path)))
+    # tfperfNameChart, which tfperf.js calls after drawing a chart (mkdocs.yml loads it first)
+    files.append(File.generated(config, "assets/name-charts.js", abs_src_path=str(NAME_CHARTS)))
     return files
 
 
