@@ -1,4 +1,4 @@
-"""The harness's machine and process figures come from psutil (tfperf.measure.machine), on
+"""The harness's machine and process figures come from psutil (tfperf.measure.env.machine), on
 Linux equal to what /proc says, and a figure psutil cannot give is None (stored as unknown),
 never 0. No TensorFlow: real processes of this machine, and psutil replaced where a test
 needs a platform this is not."""
@@ -16,7 +16,9 @@ from typing import Any
 import psutil
 import pytest
 
-from tfperf.measure import envinfo, hygiene, limits, machine, pool, worker
+from tfperf.measure.env import envinfo, hygiene, limits, machine
+from tfperf.measure.supervise import pool
+from tfperf.measure.worker import serve
 
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 
@@ -182,15 +184,15 @@ def test_windows_load_is_unknown_while_psutil_warms_up(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("ppid_changes", [True, False], ids=["POSIX: getppid changes", "Windows: psutil alone"])
 def test_the_parent_watch_sees_the_parent_go(tmp_path: Path, ppid_changes: bool) -> None:
-    """A worker whose parent is killed exits (worker.exit_with_parent): a child whose parent,
+    """A worker whose parent is killed exits (serve.exit_with_parent): a child whose parent,
     a shell, is killed while the child sleeps. With os.getppid() frozen, as it is on Windows,
     psutil's view of the parent alone must see it go."""
     flag = tmp_path / "exited"
     freeze = "" if ppid_changes else "ppid = os.getppid(); os.getppid = lambda: ppid\n"
-    script = (f"import os, sys, time; sys.path.insert(0, {str(Path(worker.__file__).parents[2])!r})\n"
-              "from tfperf.measure import worker\n"
+    script = (f"import os, sys, time; sys.path.insert(0, {str(Path(serve.__file__).parents[3])!r})\n"
+              "from tfperf.measure.worker import serve\n"
               + freeze +
-              "worker.exit_with_parent(0.05)\n"
+              "serve.exit_with_parent(0.05)\n"
               f"open({str(tmp_path / 'started')!r}, 'w').close()\n"
               "time.sleep(30)\n"
               f"open({str(flag)!r}, 'w').close()\n")
