@@ -68,7 +68,7 @@ PLANTED = [
      "tfperf.render.page.html -> tfperf.measure.worker.timing"),
     ("render/page/html.py", "from ...analyse.load.noise import noise_floor", {FACADE},
      "tfperf.render.page.html -> tfperf.analyse.load.noise"),
-    ("measure/env/limits.py", "from ... import cli", {STAGES, CLI_TOP}, "tfperf.measure.env.limits -> tfperf.cli"),
+    ("measure/env/machine.py", "from ... import cli", {STAGES, CLI_TOP}, "tfperf.measure.env.machine -> tfperf.cli"),
     ("render/page/html.py", "from ...cli import compare", {STAGES, CLI_TOP},
      "tfperf.render.page.html -> tfperf.cli.compare"),
     ("__init__.py", "from . import stats", {ROOT_LEAF}, "tfperf -> tfperf.stats"),

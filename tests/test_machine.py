@@ -16,7 +16,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tfperf.measure.env import envinfo, hygiene, limits, machine
+from tfperf.measure.env import envinfo, hygiene, machine
 from tfperf.measure.supervise import pool
 from tfperf.measure.worker import serve
 
@@ -126,7 +126,7 @@ def test_every_figure_comes_from_psutil(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(psutil, "getloadavg", lambda: (1.234, 0.5, 0.25))
     monkeypatch.setattr(psutil, "Process", _FakeProcess)
     assert envinfo.machine_info()["memory_bytes"] == 8 * 2**30
-    assert limits.default_memory_limit_mb() == int(8 * 1024 * limits.MEMORY_SHARE)
+    assert machine.default_memory_limit_mb() == int(8 * 1024 * machine.MEMORY_SHARE)
     assert pool.default_max_live() == max(2, int(8 * 1024 * pool.MEMORY_FOR_WORKERS // pool.WORKER_MB))
     assert pool._rss_mb(4242) == 123
     snap = hygiene.snapshot([7, 8])
@@ -155,7 +155,7 @@ def test_what_psutil_cannot_give_is_unknown(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(psutil, "getloadavg", _raise)
     monkeypatch.setattr(psutil, "Process", _raise)
     assert envinfo.machine_info()["memory_bytes"] is None
-    assert limits.default_memory_limit_mb() is None          # no cap rather than a cap of 0
+    assert machine.default_memory_limit_mb() is None          # no cap rather than a cap of 0
     assert pool.default_max_live() == 4
     assert machine.rss_bytes(os.getpid()) is None and pool._rss_mb(os.getpid()) is None
     snap = hygiene.snapshot([os.getpid()])

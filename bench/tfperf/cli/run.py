@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..measure.env.limits import MEMORY_SHARE, memory_limit
+from ..measure.env.machine import MEMORY_SHARE, memory_limit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
