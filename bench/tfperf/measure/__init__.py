@@ -17,6 +17,7 @@ Three sub-packages by role, and ``advise``:
 
 ``supervise`` imports ``env`` and the message types of ``worker.protocol``; ``worker``
 imports ``env``; ``env`` imports neither; ``advise`` runs its topics through
-``supervise.orchestrate``. Each sub-package's ``__init__`` names its modules and what each
-is for, and imports nothing: modules are imported where they are used.
+``supervise.orchestrate`` (the "measure-roles" contract in pyproject.toml). Each
+sub-package's ``__init__`` names its modules and what each is for, and imports nothing:
+modules are imported where they are used.
 """
