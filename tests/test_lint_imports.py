@@ -71,7 +71,8 @@ PLANTED = [
      "tfperf.render.page.html -> tfperf.analyse.load.noise"),
     # In advise, measure's top role: planted lower, the CLI's own imports of supervise would
     # also break measure's roles (a chain env -> cli -> supervise).
-    ("measure/advise/topics.py", "from ... import cli", {STAGES, CLI_TOP}, "tfperf.measure.advise.topics -> tfperf.cli"),
+    ("measure/advise/topics.py", "from ... import cli", {STAGES, CLI_TOP},
+     "tfperf.measure.advise.topics -> tfperf.cli"),
     ("measure/worker/timing.py", "from ..supervise import rounds", {MEASURE_ROLES},
      "tfperf.measure.worker.timing -> tfperf.measure.supervise.rounds"),
     ("render/page/html.py", "from ...cli import compare", {STAGES, CLI_TOP},
