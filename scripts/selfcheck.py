@@ -42,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 from tfperf import store
-from tfperf.measure.orchestrate import RunOptions, run
+from tfperf.measure.supervise.orchestrate import RunOptions, run
 
 TARGET_OVERHEAD_S = 1e-6
 TARGET_AGREEMENT = 0.10

@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 from tfperf import stats, store
 from tfperf.analyse import Measurement, analyse
 from tfperf.arrival import words
-from tfperf.measure.orchestrate import RunOptions, run
+from tfperf.measure.supervise.orchestrate import RunOptions, run
 
 VARIANT = "call_tf_function"
 SETUP = ("import sys; sys.path.insert(0, {snippets!r}); "

@@ -22,7 +22,7 @@ BENCH = TESTS.parent / "bench"
 CLI = textwrap.dedent("""
     import os, sys, time
     from tfperf import cli
-    from tfperf.measure import orchestrate
+    from tfperf.measure.supervise import orchestrate
     go, python, *argv = sys.argv[1:]
     real_run = orchestrate.run
 

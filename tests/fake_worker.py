@@ -1,8 +1,8 @@
-"""A stand-in for ``python -m tfperf.measure.worker`` that speaks the worker's pipe protocol
+"""A stand-in for ``python -m tfperf.measure.worker.serve`` that speaks the worker's pipe protocol
 without TensorFlow, for orchestrator tests that need many processes at once.
 
 Used as ``RunOptions(python=<script that runs this file>)``: the orchestrator starts
-``<python> -m tfperf.measure.worker FD``; this file ignores "-m ..." and takes FD. Every
+``<python> -m tfperf.measure.worker.serve FD``; this file ignores "-m ..." and takes FD. Every
 case prepares at once and "measures" each sample block in ``FAKE_WORKER_DELAY_S``
 seconds; the sample's value is ``FAKE_WORKER_SECONDS`` (default 0.001). With
 ``FAKE_WORKER_LOG`` set, each block appends "pid settings task start end" to that file,
@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from tfperf.measure import envinfo
-from tfperf.measure.worker import read_command, read_job  # the real protocol (no TensorFlow import)
+from tfperf.measure.env import envinfo
+from tfperf.measure.worker.serve import read_command, read_job  # the real protocol (no TensorFlow import)
 
 VALID = json.loads((Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))
 PARENT_FIELDS = {"case_id", "topic", "params", "settings", "variant", "is_reference", "is_default", "key",

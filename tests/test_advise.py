@@ -27,7 +27,7 @@ from tfperf.measure.advise import session as session_mod
 from tfperf.measure.advise.model_file import AdviseError, ModelFile, check_dtype, check_model_path, parse_shape
 from tfperf.measure.advise.probe import ModelSpec, answer
 from tfperf.measure.advise.topics import CASE_IMPORTS, ROUNDS_SHARE, generate
-from tfperf.measure.orchestrate import Report, RunOptions
+from tfperf.measure.supervise.orchestrate import Report, RunOptions
 
 TESTS = Path(__file__).resolve().parent
 BENCH = TESTS.parent / "bench"
@@ -340,7 +340,7 @@ def test_advise_answers_in_the_guides_words_and_writes_json(tmp_path: Path, monk
 CLI = textwrap.dedent("""
     import sys
     from tfperf import cli
-    from tfperf.measure import orchestrate
+    from tfperf.measure.supervise import orchestrate
     from tfperf.measure.advise import probe
     from tfperf.measure.advise.model_file import ModelFile
     python, *argv = sys.argv[1:]

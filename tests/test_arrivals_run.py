@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tfperf import stats, store
-from tfperf.measure.orchestrate import RunOptions, plan, run
-from tfperf.measure.scenario import CALIBRATION_ROUNDS
+from tfperf.measure.supervise.orchestrate import RunOptions, plan, run
+from tfperf.measure.supervise.scenario import CALIBRATION_ROUNDS
 
 TESTS = Path(__file__).resolve().parent
 ROUNDS = 6

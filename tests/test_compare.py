@@ -115,7 +115,7 @@ def test_cli_measures_here_without_results_and_passes_an_interruption_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """No --results: compare runs the profile here (``orchestrate.run``, faked), compares what it
     wrote, and exits as the run did (130 after SIGINT), saying to run it again."""
-    from tfperf.measure import orchestrate
+    from tfperf.measure.supervise import orchestrate
 
     seen: list[orchestrate.RunOptions] = []
 

@@ -11,8 +11,8 @@ from store_records import make_result
 
 from tfperf import store
 from tfperf.cli import build_parser
-from tfperf.measure import orchestrate
-from tfperf.measure.progress import Progress
+from tfperf.measure.supervise import orchestrate
+from tfperf.measure.supervise.progress import Progress
 
 
 def test_run_flags_reach_the_options(monkeypatch: pytest.MonkeyPatch) -> None:

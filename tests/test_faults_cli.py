@@ -16,7 +16,7 @@ import pytest
 from tfperf import cases
 from tfperf.cli import build_parser, main
 from tfperf.errors import CaseGridError
-from tfperf.measure import orchestrate
+from tfperf.measure.supervise import orchestrate
 
 TOPIC = {"topic": "ok_topic", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}},
          "profiles": {"quick": {"params": {"n": [1]}}}}

@@ -17,7 +17,7 @@ from pathlib import Path
 import fake_run
 
 from tfperf import store
-from tfperf.measure.orchestrate import RunOptions, run
+from tfperf.measure.supervise.orchestrate import RunOptions, run
 from tfperf.store.claims import Claims
 
 BENCH = fake_run.BENCH
@@ -26,7 +26,7 @@ N = 25
 RUN = """
     import os, sys, time
     from pathlib import Path
-    from tfperf.measure.orchestrate import RunOptions, run
+    from tfperf.measure.supervise.orchestrate import RunOptions, run
     data, snippets, topic, python, go = sys.argv[1:]
     while not os.path.exists(go):
         time.sleep(0.001)

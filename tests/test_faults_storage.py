@@ -23,7 +23,7 @@ from store_records import make_doc, make_result
 
 from tfperf import store
 from tfperf.cli import main
-from tfperf.measure import orchestrate
+from tfperf.measure.supervise import orchestrate
 
 N = 3
 CLI = "import sys; from tfperf.cli import main; sys.exit(main())"     # what the `tfperf` script runs

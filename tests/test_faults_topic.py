@@ -20,7 +20,7 @@ from store_records import make_doc, make_result
 from tfperf import store
 from tfperf.analyse import analyse
 from tfperf.cli import main
-from tfperf.measure import orchestrate
+from tfperf.measure.supervise import orchestrate
 
 SNIPPET = "def setup(p):\n    return {}\n\ndef f():\n    return 1\n\ndef g():\n    return 2\n"
 TOPIC: dict[str, Any] = {

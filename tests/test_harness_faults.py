@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tfperf import store
-from tfperf.measure.orchestrate import RunOptions, plan, run
+from tfperf.measure.supervise.orchestrate import RunOptions, plan, run
 
 pytestmark = pytest.mark.tf
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tfperf import store
-from tfperf.measure.orchestrate import RunOptions, plan, run
+from tfperf.measure.supervise.orchestrate import RunOptions, plan, run
 
 TESTS = Path(__file__).resolve().parent
 

@@ -28,7 +28,7 @@ import importlib, json, sys
 import numpy as np
 sys.path.insert(0, {snippets!r})
 from _standalone import keras_label
-from tfperf.measure.outputs import save, to_host
+from tfperf.measure.worker.outputs import save, to_host
 mod = importlib.import_module({module!r})
 for i, params in enumerate({params!r}):
     kwargs = getattr(mod, {setup!r})(params)
@@ -60,7 +60,7 @@ def _run(topic: str, tmp: Path, legacy: bool) -> tuple[str, Path]:
 
 @pytest.mark.parametrize("topic", sorted(CASES))
 def test_the_reference_gives_the_same_output_under_keras_3_and_keras_2(topic: str, tmp_path: Path) -> None:
-    from tfperf.measure import outputs
+    from tfperf.measure.worker import outputs
 
     tol = load_topic(SNIPPETS / f"{topic}.yaml").tolerance
     label3, out3 = _run(topic, tmp_path, legacy=False)

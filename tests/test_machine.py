@@ -1,4 +1,4 @@
-"""The harness's machine and process figures come from psutil (tfperf.measure.machine), on
+"""The harness's machine and process figures come from psutil (tfperf.measure.env.machine), on
 Linux equal to what /proc says, and a figure psutil cannot give is None (stored as unknown),
 never 0. No TensorFlow: real processes of this machine, and psutil replaced where a test
 needs a platform this is not."""
@@ -16,7 +16,9 @@ from typing import Any
 import psutil
 import pytest
 
-from tfperf.measure import envinfo, hygiene, limits, machine, pool, worker
+from tfperf.measure.env import envinfo, hygiene, machine
+from tfperf.measure.supervise import pool
+from tfperf.measure.worker import serve
 
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 
@@ -124,7 +126,7 @@ def test_every_figure_comes_from_psutil(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(psutil, "getloadavg", lambda: (1.234, 0.5, 0.25))
     monkeypatch.setattr(psutil, "Process", _FakeProcess)
     assert envinfo.machine_info()["memory_bytes"] == 8 * 2**30
-    assert limits.default_memory_limit_mb() == int(8 * 1024 * limits.MEMORY_SHARE)
+    assert machine.default_memory_limit_mb() == int(8 * 1024 * machine.MEMORY_SHARE)
     assert pool.default_max_live() == max(2, int(8 * 1024 * pool.MEMORY_FOR_WORKERS // pool.WORKER_MB))
     assert pool._rss_mb(4242) == 123
     snap = hygiene.snapshot([7, 8])
@@ -153,7 +155,7 @@ def test_what_psutil_cannot_give_is_unknown(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(psutil, "getloadavg", _raise)
     monkeypatch.setattr(psutil, "Process", _raise)
     assert envinfo.machine_info()["memory_bytes"] is None
-    assert limits.default_memory_limit_mb() is None          # no cap rather than a cap of 0
+    assert machine.default_memory_limit_mb() is None          # no cap rather than a cap of 0
     assert pool.default_max_live() == 4
     assert machine.rss_bytes(os.getpid()) is None and pool._rss_mb(os.getpid()) is None
     snap = hygiene.snapshot([os.getpid()])
@@ -182,15 +184,15 @@ def test_windows_load_is_unknown_while_psutil_warms_up(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("ppid_changes", [True, False], ids=["POSIX: getppid changes", "Windows: psutil alone"])
 def test_the_parent_watch_sees_the_parent_go(tmp_path: Path, ppid_changes: bool) -> None:
-    """A worker whose parent is killed exits (worker.exit_with_parent): a child whose parent,
+    """A worker whose parent is killed exits (serve.exit_with_parent): a child whose parent,
     a shell, is killed while the child sleeps. With os.getppid() frozen, as it is on Windows,
     psutil's view of the parent alone must see it go."""
     flag = tmp_path / "exited"
     freeze = "" if ppid_changes else "ppid = os.getppid(); os.getppid = lambda: ppid\n"
-    script = (f"import os, sys, time; sys.path.insert(0, {str(Path(worker.__file__).parents[2])!r})\n"
-              "from tfperf.measure import worker\n"
+    script = (f"import os, sys, time; sys.path.insert(0, {str(Path(serve.__file__).parents[3])!r})\n"
+              "from tfperf.measure.worker import serve\n"
               + freeze +
-              "worker.exit_with_parent(0.05)\n"
+              "serve.exit_with_parent(0.05)\n"
               f"open({str(tmp_path / 'started')!r}, 'w').close()\n"
               "time.sleep(30)\n"
               f"open({str(flag)!r}, 'w').close()\n")

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tfperf.measure import outputs
-from tfperf.measure.timing import Timing
-from tfperf.measure.worker import Worker
+from tfperf.measure.worker import outputs
+from tfperf.measure.worker.serve import Worker
+from tfperf.measure.worker.timing import Timing
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 

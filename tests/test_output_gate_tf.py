@@ -20,7 +20,7 @@ SCRIPT = """
 import json, sys, numpy as np
 sys.path.insert(0, {snippets!r})
 import cpu_threads as t
-from tfperf.measure.outputs import save
+from tfperf.measure.worker.outputs import save
 model = t.build_model("mlp")
 x = np.random.default_rng(0).standard_normal((4, 1024), dtype=np.float32)
 save(model(x, training=False).numpy(), {out!r} + ".ref.npz")
@@ -39,7 +39,7 @@ def _outputs(tmp: Path, onednn: str) -> Path:
 
 
 def test_a_slightly_perturbed_model_fails_the_gate_and_onednn_off_passes(tmp_path: Path) -> None:
-    from tfperf.measure import outputs
+    from tfperf.measure.worker import outputs
 
     tol = load_topic(ROOT / "snippets" / "cpu_threads.yaml").tolerance
     on, off = _outputs(tmp_path, "1"), _outputs(tmp_path, "0")

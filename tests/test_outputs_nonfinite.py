@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tfperf.measure.outputs import compare
+from tfperf.measure.worker.outputs import compare
 
 REF = np.linspace(-0.5, 0.3, 40, dtype=np.float32).reshape(4, 10)
 

@@ -16,7 +16,7 @@ from tfperf import store
 from tfperf.cases import expand, load
 from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
-from tfperf.measure.orchestrate import RunOptions, run
+from tfperf.measure.supervise.orchestrate import RunOptions, run
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 ALLOWED = sorted(os.sched_getaffinity(0))
@@ -69,7 +69,7 @@ def test_a_bad_cpu_list_names_the_file_and_field(tmp_path: Path, bad: object) ->
 
 
 def _pin_in_child(cpus: list[int]) -> subprocess.CompletedProcess[str]:
-    code = ("import os, sys; from tfperf.measure.worker import pin; "
+    code = ("import os, sys; from tfperf.measure.worker.serve import pin; "
             f"pin({cpus!r}); print(sorted(os.sched_getaffinity(0)))")
     return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(BENCH)})

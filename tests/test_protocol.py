@@ -1,4 +1,4 @@
-"""The worker protocol's docstring (measure/worker.py) and its types (measure/protocol.py)
+"""The worker protocol's docstring (measure/worker/serve.py) and its types (measure/worker/protocol.py)
 name the same messages: every ``"cmd"`` and ``"type"`` the docstring shows is a tag of
 ``Command`` or ``Answer``, and every tag is shown. mypy checks that both ends send and read
 those types (tests/test_lint.py)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import typing
 
-from tfperf.measure import protocol, worker
+from tfperf.measure.worker import protocol, serve
 from tfperf.store import record_types
 
 
@@ -22,8 +22,8 @@ def _tags(union: object, field: str) -> set[str]:
 
 
 def _doc() -> str:
-    assert worker.__doc__
-    return worker.__doc__
+    assert serve.__doc__
+    return serve.__doc__
 
 
 def test_every_command_the_docstring_shows_is_a_command_type_and_back() -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tfperf import stats
-from tfperf.measure.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, relative_halfwidth, round_order
+from tfperf.measure.supervise.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, relative_halfwidth, round_order
 
 if TYPE_CHECKING:
     from tfperf.analyse.judge.claims import ClaimCheck, ClaimResult
@@ -445,7 +445,7 @@ def test_a_scenario_with_unavailable_cases_gives_their_budget_back() -> None:
     from types import SimpleNamespace
 
     from tfperf.arrival import BACK_TO_BACK
-    from tfperf.measure.scenario import ScenarioRun
+    from tfperf.measure.supervise.scenario import ScenarioRun
 
     tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key=f"g{i % 2}", arrival=BACK_TO_BACK))
              for i in range(4)]
@@ -466,7 +466,7 @@ def test_a_pattern_scenario_has_the_budget_for_its_minimum_rounds_of_blocks() ->
     from types import SimpleNamespace
 
     from tfperf.arrival import Arrival, Pattern
-    from tfperf.measure.scenario import ScenarioRun
+    from tfperf.measure.supervise.scenario import ScenarioRun
 
     idle = Arrival(Pattern.IDLE, gap_s=0.01)
     tasks = [SimpleNamespace(id=f"t{i}", case=SimpleNamespace(group_key="g", arrival=idle)) for i in range(2)]

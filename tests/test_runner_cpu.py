@@ -12,7 +12,8 @@ from store_records import valid_doc
 
 from tfperf import hardware, store
 from tfperf.errors import ResultsFileError
-from tfperf.measure import cooperate, envinfo, orchestrate
+from tfperf.measure.env import envinfo
+from tfperf.measure.supervise import cooperate, orchestrate
 from tfperf.store import ids
 from tfperf.store.relabel import relabel
 

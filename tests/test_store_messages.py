@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfperf.measure import orchestrate
+from tfperf.measure.supervise import orchestrate
 
 
 def test_a_schema_error_while_storing_is_one_line_not_a_type_error() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tfperf.measure import envinfo
-from tfperf.measure.orchestrate import RunOptions, plan
+from tfperf.measure.env import envinfo
+from tfperf.measure.supervise.orchestrate import RunOptions, plan
 
 TOPIC = {"topic": "keys", "snippet": "keys.py", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}},
          "profiles": {"history": {"params": {"n": [1]}, "settings": {"keras": ["2", "3"]}}}}

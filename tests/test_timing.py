@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tfperf.budget import Budget
-from tfperf.measure.outputs import compare, to_host
-from tfperf.measure.timing import calibrate, measure
+from tfperf.measure.worker.outputs import compare, to_host
+from tfperf.measure.worker.timing import calibrate, measure
 
 
 class FakeClock:
@@ -142,7 +142,7 @@ def _counting_call(clock: FakeClock, cost: float):
 
 
 def test_a_short_block_after_another_process_starts_with_an_untimed_call():
-    from tfperf.measure.timing import WARM_LIMIT_S, block
+    from tfperf.measure.worker.timing import WARM_LIMIT_S, block
     clock = FakeClock()
     call, calls = _counting_call(clock, 0.02)
     assert block(call, 1, clock) == pytest.approx(0.02) and len(calls) == 1       # same process

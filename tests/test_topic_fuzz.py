@@ -31,7 +31,8 @@ from test_intake_fuzz import paths_into
 
 from tfperf import cases
 from tfperf.errors import CaseGridError
-from tfperf.measure import envinfo, orchestrate
+from tfperf.measure.env import envinfo
+from tfperf.measure.supervise import orchestrate
 from tfperf.render.site.site import Site
 
 ROOT = Path(__file__).resolve().parents[1]

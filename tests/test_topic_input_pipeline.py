@@ -171,7 +171,7 @@ def test_the_gate_passes_every_pipeline_and_fails_a_wrong_one(tmp_path: Path, mo
     or drops an example for a repeated one, does not."""
     import tensorflow as tf
 
-    from tfperf.measure.outputs import compare
+    from tfperf.measure.worker.outputs import compare
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     mod = _snippet()

@@ -184,7 +184,7 @@ def test_the_page_reads_well_without_results(tmp_path: Path) -> None:
 def test_16_bit_policies_pass_the_gate_and_a_wrong_model_does_not() -> None:
     import numpy as np
 
-    from tfperf.measure import outputs
+    from tfperf.measure.worker import outputs
 
     sys.path.insert(0, str(SNIPPET.parent))
     spec = importlib.util.spec_from_file_location("mixed_precision_under_test", SNIPPET)

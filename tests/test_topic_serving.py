@@ -296,7 +296,7 @@ BROKEN_SNIPPET = textwrap.dedent('''
 
 @pytest.mark.tf
 def test_a_perturbed_converter_goes_through_worker_and_analysis(tmp_path: Path) -> None:
-    from tfperf.measure.orchestrate import RunOptions, run
+    from tfperf.measure.supervise.orchestrate import RunOptions, run
 
     snippets = tmp_path / "snippets"
     snippets.mkdir()

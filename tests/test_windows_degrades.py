@@ -20,25 +20,26 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tfperf.measure import envinfo, hygiene, sampling
-from tfperf.measure.worker import _short, _slashed
+from tfperf.measure.env import envinfo, hygiene
+from tfperf.measure.worker import sampling
+from tfperf.measure.worker.serve import _short, _slashed
 
 WINDOWS_STACK = (
     r"C:\a\venv\Lib\site-packages\keras\src\layers\core\dense.py:80(call)",
     r"D:\runner\work\tfperf\snippets\predict_vs_call.py:12(predict)",
-    r"D:\runner\work\tfperf\bench\tfperf\measure\worker.py:140(call)",
-    r"D:\runner\work\tfperf\bench\tfperf\measure\timing.py:30(block)",
+    r"D:\runner\work\tfperf\bench\tfperf\measure\worker\serve.py:140(call)",
+    r"D:\runner\work\tfperf\bench\tfperf\measure\worker\timing.py:30(block)",
 )
 RULES = [{"name": "eager layer calls", "match": ["keras/src/layers"]}]
 
 
 def test_windows_frames_get_slashes_and_fall_in_their_category() -> None:
     weights: Counter[tuple[str, ...]] = Counter({WINDOWS_STACK: 2.0})
-    as_sampled = sampling.categorise(weights, RULES, boundary="tfperf/measure/worker.py")
+    as_sampled = sampling.categorise(weights, RULES, boundary="tfperf/measure/worker/serve.py")
     assert as_sampled == {"other": 2.0}, "the unported breakdown: every second is 'other'"
     slashed = _slashed(weights, sep="\\")
     assert next(iter(slashed))[1] == "D:/runner/work/tfperf/snippets/predict_vs_call.py:12(predict)"
-    assert sampling.categorise(slashed, RULES, boundary="tfperf/measure/worker.py") == {"eager layer calls": 2.0}
+    assert sampling.categorise(slashed, RULES, boundary="tfperf/measure/worker/serve.py") == {"eager layer calls": 2.0}
 
 
 def test_posix_frames_are_left_as_they_are() -> None:

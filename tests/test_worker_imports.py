@@ -1,7 +1,7 @@
 """The worker may run in another TensorFlow version's venv (``tfperf run --tf``), which has
 numpy and TensorFlow, and of the project's other packages only the harness's own
 (``venvs.HARNESS_IMPORTS``: psutil, installed there at the version beside tfperf): importing
-``tfperf.measure.worker`` must need nothing else, and must not import TensorFlow itself."""
+``tfperf.measure.worker.serve`` must need nothing else, and must not import TensorFlow itself."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ CHECK = textwrap.dedent("""
             raise ImportError(f"the worker imports {name!r}, which a TensorFlow venv does not have")
 
     sys.meta_path.insert(0, RefuseThirdParty())
-    import tfperf.measure.worker
+    import tfperf.measure.worker.serve
     tf = sorted(m for m in sys.modules if m.split(".")[0] in {"tensorflow", "keras", "tf_keras"})
     assert not tf, f"importing the worker imported {tf}"
     print("imports ok")
@@ -36,7 +36,7 @@ CHECK = textwrap.dedent("""
 
 def test_worker_imports_only_stdlib_numpy_and_tensorflow() -> None:
     env = {**os.environ, "PYTHONPATH": str(BENCH)}
-    from tfperf.measure.venvs import HARNESS_IMPORTS
+    from tfperf.measure.env.venvs import HARNESS_IMPORTS
 
     done = subprocess.run([sys.executable, "-c", CHECK, ",".join(HARNESS_IMPORTS)], check=False, env=env, capture_output=True,
                           text=True, timeout=120)
@@ -47,7 +47,7 @@ def test_worker_imports_only_stdlib_numpy_and_tensorflow() -> None:
 def test_the_check_refuses_a_third_party_import() -> None:
     """The hook itself works: yaml (installed here) is refused."""
     env = {**os.environ, "PYTHONPATH": str(BENCH)}
-    code = CHECK.replace("import tfperf.measure.worker", "import yaml")
+    code = CHECK.replace("import tfperf.measure.worker.serve", "import yaml")
     done = subprocess.run([sys.executable, "-c", code, "psutil"], check=False, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode != 0 and "the worker imports 'yaml'" in done.stderr

@@ -1,4 +1,4 @@
-"""The worker pool's Windows way (tfperf.measure.processes) run on Linux: the thread that
+"""The worker pool's Windows way (tfperf.measure.supervise.processes) run on Linux: the thread that
 reads a worker's pipe into a queue instead of select(), and the kill of the worker's tree
 as psutil lists it instead of its process group, through real worker processes (tests/fake_worker.py, no
 TensorFlow): a round trip, a timeout, a worker that dies, a whole `tfperf run`. Linux can
@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from tfperf import store
-from tfperf.measure import pool, processes, worker
-from tfperf.measure.orchestrate import RunOptions, run
-from tfperf.measure.pool import WorkerGone, WorkerHandle
-from tfperf.measure.processes import Processes, ThreadReader
+from tfperf.measure.supervise import pool, processes
+from tfperf.measure.supervise.orchestrate import RunOptions, run
+from tfperf.measure.supervise.pool import WorkerGone, WorkerHandle
+from tfperf.measure.supervise.processes import Processes, ThreadReader
+from tfperf.measure.worker import serve
 
 TESTS = Path(__file__).resolve().parent
 
@@ -106,7 +107,7 @@ def test_a_timeout_kills_the_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 DIES = """
 import os, sys
-from tfperf.measure.worker import open_channel, read_command, read_job
+from tfperf.measure.worker.serve import open_channel, read_command, read_job
 out = open_channel(sys.argv[-1])
 read_job(sys.stdin)
 out.send({"type": "ready", "env": {}, "import_s": 0.0, "unavailable": None})
@@ -233,7 +234,7 @@ def test_the_worker_opens_a_windows_handle_through_msvcrt(monkeypatch: pytest.Mo
     fake = ModuleType("msvcrt")
     fake.open_osfhandle = open_osfhandle                 # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "msvcrt", fake)
-    channel = worker.open_channel("h1234")
+    channel = serve.open_channel("h1234")
     channel.send({"type": "released", "id": "t/a"})
     with os.fdopen(rfd, "rb") as r:
         assert r.readline() == b'{"type": "released", "id": "t/a"}\n'
@@ -242,7 +243,7 @@ def test_the_worker_opens_a_windows_handle_through_msvcrt(monkeypatch: pytest.Mo
 
 def test_the_worker_opens_a_descriptor_number_as_before() -> None:
     rfd, wfd = os.pipe()
-    worker.open_channel(str(wfd)).send({"type": "released", "id": "x"})
+    serve.open_channel(str(wfd)).send({"type": "released", "id": "x"})
     with os.fdopen(rfd, "rb") as r:
         assert r.readline() == b'{"type": "released", "id": "x"}\n'
 

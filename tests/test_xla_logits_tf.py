@@ -21,7 +21,7 @@ pytestmark = pytest.mark.tf
 def test_mobilenet_logits_vary_across_the_batch_and_the_wrappers_agree() -> None:
     import numpy as np
 
-    from tfperf.measure import outputs
+    from tfperf.measure.worker import outputs
 
     sys.path.insert(0, str(SNIPPET.parent))
     spec = importlib.util.spec_from_file_location("xla_jit_logits_under_test", SNIPPET)

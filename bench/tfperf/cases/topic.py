@@ -3,7 +3,7 @@
 :mod:`.topic_schema` says which keys exist and what the claims may name; this module
 reads the file, applies those checks and the ones on values (names, the default and
 reference variants, the settings sections), and builds the record that the measuring
-side (:mod:`.grid`, ``measure.orchestrate``) and the analysis (``analyse.dataset``)
+side (:mod:`.grid`, ``measure.supervise.orchestrate``) and the analysis (``analyse.dataset``)
 read. Nothing downstream reads the YAML: every mistake is reported here, with the file
 and the key path, before anything is measured or drawn.
 """

@@ -164,7 +164,7 @@ PROFILE: dict[str, Spec] = {"params": Maybe(SCOPE), "settings": Maybe(SCOPE), "v
 # (settings_claims:): the candidate against the baseline (what the reader would otherwise
 # use), and what the source said the candidate is (`expect`: faster, slower or same; none for
 # a comparison of this guide's own, which no source claimed);
-# analyse/judge/claims.py reads them, measure/orchestrate.py pairs them.
+# analyse/judge/claims.py reads them, measure/supervise/orchestrate.py pairs them.
 CLAIM: dict[str, Spec] = {"id": TEXT, "text": TEXT, "candidate": TEXT, "baseline": TEXT, "expect": TEXT,
                           "where": Maybe(SCOPE), "min_effect": NON_NEGATIVE, "compare": TEXT}
 SETTINGS_CLAIM: dict[str, Spec] = {**CLAIM, "candidate_settings": GROUP, "baseline_settings": GROUP}
@@ -184,7 +184,7 @@ COMPARE = ("per_call", "per_step")
 CONTROL: dict[str, Spec] = {"id": TEXT, "text": TEXT, "variant": TEXT, "settings": GROUP, "same_as": GROUP,
                              "where": Maybe(SCOPE)}
 
-# A cProfile run beside the timings (measure/orchestrate.py _breakdowns).
+# A cProfile run beside the timings (measure/supervise/orchestrate.py _breakdowns).
 BREAKDOWN: dict[str, Spec] = {"variant": TEXT, "params": GROUP, "settings": GROUP, "calls": COUNT,
                               "profiles": ListOf(TEXT)}
 

@@ -52,8 +52,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
     dtype = check_dtype(args.dtype) if args.dtype is not None else None
     batches = sorted({1, int(args.batch)})
     from ..measure.advise.probe import probe
-    from ..measure.envinfo import default_runner_label, expand_label
-    from ..measure.limits import memory_limit
+    from ..measure.env.envinfo import default_runner_label, expand_label
+    from ..measure.env.machine import memory_limit
 
     print(f"loading {args.model} in a fresh process to read its input ...", file=sys.stderr)
     spec = probe(model, shape, dtype, batches)
@@ -138,7 +138,7 @@ def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..measure.advise.model_file import DTYPES
-    from ..measure.limits import MEMORY_SHARE
+    from ..measure.env.machine import MEMORY_SHARE
 
     p = subparsers.add_parser(
         "advise", help="measure the guide's questions on your own saved model",

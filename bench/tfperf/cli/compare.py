@@ -25,7 +25,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
     the run's exit status (128 + the signal that interrupted it, else 0)."""
     if args.results:
         return Path(args.results), 0
-    from ..measure.orchestrate import run
+    from ..measure.supervise.orchestrate import run
 
     report = run(run_options(args, Path(os.path.expanduser(args.data))))
     print(f"measured {report.ran} case(s) here ({report.failed} failed), {report.skipped} already measured "

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..measure.limits import MEMORY_SHARE, memory_limit
+from ..measure.env.machine import MEMORY_SHARE, memory_limit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..measure.orchestrate import RunOptions
+    from ..measure.supervise.orchestrate import RunOptions
 
 
 def add_measure_options(p: argparse.ArgumentParser, *, profiles: Sequence[str], profile_help: str | None,
@@ -32,7 +32,7 @@ def add_measure_options(p: argparse.ArgumentParser, *, profiles: Sequence[str], 
 
 def run_options(args: argparse.Namespace, data_root: Path) -> RunOptions:
     """The run the options of :func:`add_measure_options` ask for (the runner label as given)."""
-    from ..measure.orchestrate import RunOptions
+    from ..measure.supervise.orchestrate import RunOptions
 
     options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=data_root,
                          snippets_dir=Path(args.snippets), progress=not args.no_progress,
@@ -53,9 +53,9 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..measure import venvs
-    from ..measure.envinfo import expand_label
-    from ..measure.orchestrate import run
+    from ..measure.env import venvs
+    from ..measure.env.envinfo import expand_label
+    from ..measure.supervise.orchestrate import run
 
     venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
     options = run_options(args, Path(args.data))
@@ -84,7 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_venv(args: argparse.Namespace) -> int:
-    from ..measure import venvs
+    from ..measure.env import venvs
 
     for version in args.versions:
         venv = venvs.interpreter(version, Path(args.venvs))
@@ -99,14 +99,14 @@ def cmd_venv(args: argparse.Namespace) -> int:
 
 
 def cmd_label(args: argparse.Namespace) -> int:
-    from ..measure.envinfo import default_runner_label, expand_label
+    from ..measure.env.envinfo import default_runner_label, expand_label
 
     print(expand_label(args.label) if args.label else default_runner_label())
     return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..measure.venvs import DEFAULT_ROOT as DEFAULT_VENVS
+    from ..measure.env.venvs import DEFAULT_ROOT as DEFAULT_VENVS
     from ..store.schema import PROFILES
 
     p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")

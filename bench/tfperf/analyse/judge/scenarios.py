@@ -59,7 +59,7 @@ def correct(m: Measurement) -> bool:
 
 
 # The output check's note when the output has NaN or inf where the reference has a number
-# (tfperf.measure.outputs.compare); its max abs diff then covers the finite values only.
+# (tfperf.measure.worker.outputs.compare); its max abs diff then covers the finite values only.
 # Results before output.nonfinite existed say it only in this note.
 _NONFINITE = re.compile(r"^(\d+) of (\d+) values non-finite")
 

@@ -10,7 +10,7 @@ guide's questions with the guide's own harness.
   with the model's path and input in a JSON file next to it);
 * ``topics``       – the generated topics: YAMLs in the guide's schema, one per question
   (predict vs call, XLA, serving formats, threads and oneDNN);
-* ``session``      – the topics measured one after the other by ``measure.orchestrate``,
+* ``session``      – the topics measured one after the other by ``measure.supervise.orchestrate``,
   within the reader's time budget; Ctrl-C keeps what was measured.
 
 The parent never imports TensorFlow: only ``snippet`` and ``probe_worker`` do, in workers.

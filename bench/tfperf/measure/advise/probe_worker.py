@@ -4,7 +4,7 @@ process, read its one input, and call it once at each batch size advise will mea
 Reads a JSON job on stdin (``probe.Job``) and prints one line ``PROBE {...}``: the input
 (name, one sample's shape, dtype), the outputs' shapes and the time of each step, or
 ``{"problem": ...}``: what went wrong, in words, for the parent's one error line. Imports
-TensorFlow (a worker, like ``tfperf.measure.worker``); the parent never does.
+TensorFlow (a worker, like ``tfperf.measure.worker.serve``); the parent never does.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The generated topics measured one after the other by the guide's own run
-(``measure.orchestrate.run``: worker processes per settings group, interleaved rounds,
+(``measure.supervise.orchestrate.run``: worker processes per settings group, interleaved rounds,
 the A/A pair, the output check, failures kept as data), into one results file of the
 results schema, within the reader's ``--budget``.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ... import store
-from ..orchestrate import Report, RunOptions, run
+from ..supervise.orchestrate import Report, RunOptions, run
 from .probe import ModelSpec
 from .topics import RUNTIMES, Generated, generate
 
@@ -71,7 +71,7 @@ def runtimes(find: Callable[[str], object] = importlib.util.find_spec) -> list[s
 class TopicBar:
     """Progress across the topics, one line each as a topic starts: a bar on a terminal,
     plain words where stderr is not one (a log file, a pipe). The case-by-case bar of each
-    topic's run (``measure.progress``) goes under it."""
+    topic's run (``measure.supervise.progress``) goes under it."""
 
     WIDTH = 20
 

@@ -1,6 +1,6 @@
 """The guide's questions as topics about the reader's model: YAMLs in the guide's own schema
 (``tfperf.cases.topic_schema``), all running one snippet (:mod:`.snippet`, copied beside them),
-so that ``tfperf.cases`` expands them and ``measure.orchestrate`` measures them as it
+so that ``tfperf.cases`` expands them and ``measure.supervise.orchestrate`` measures them as it
 measures the guide's, and the analysis answers them as it answers the guide's.
 
 One topic per question of the guide that applies to any model:

@@ -4,7 +4,7 @@ per-request arrival patterns (:mod:`tfperf.arrival`), each request timed alone.
 
 The clock (and the sleep of the patterns) is injected, so the loops are tested with a fake
 clock; nothing here knows TensorFlow. ``call`` must already include bringing the result to
-the host (see ``tfperf.measure.outputs.to_host``), so device work is finished before the
+the host (see ``tfperf.measure.worker.outputs.to_host``), so device work is finished before the
 clock stops.
 """
 
@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from ..budget import Budget
-from ..stats import summarize
+from ...budget import Budget
+from ...stats import summarize
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ..store.record_types import StoppedBy, Summary
-    from ..store.record_types import Timing as TimingRecord
+    from ...store.record_types import StoppedBy, Summary
+    from ...store.record_types import Timing as TimingRecord
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]

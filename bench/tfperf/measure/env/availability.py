@@ -4,7 +4,7 @@ A case that cannot exist in a version is stored with status ``unavailable`` and 
 in ``error``, never as a failure: the Keras 3 settings group before TensorFlow 2.16 (its
 ``tf.keras`` is Keras 2), the Keras 2 group in 2.16 and later without ``tf_keras``, a
 module that is not installed (a runtime that did not install in that version's venv,
-see ``tfperf.measure.venvs``), an attribute that a tensorflow or keras module does not
+see ``tfperf.measure.env.venvs``), an attribute that a tensorflow or keras module does not
 have (an API added later, or removed).
 
 Runs in the worker: standard library only; ``tf`` is the imported module, passed in.
@@ -22,7 +22,7 @@ from . import envinfo
 
 STATUS: Final = "unavailable"
 API_PACKAGES = ("tensorflow", "keras", "tf_keras")
-STAMP = "tfperf-venv.json"            # written by tfperf.measure.venvs into each venv
+STAMP = "tfperf-venv.json"            # written by tfperf.measure.env.venvs into each venv
 _MISSING_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..cases import CategoryRule
+    from ...cases import CategoryRule
 
 
 def _stack(frame: Any) -> tuple[str, ...]:

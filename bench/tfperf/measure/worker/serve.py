@@ -2,10 +2,10 @@
 what the parent asks, one command at a time, and answers one JSON message per line over
 a pipe.
 
-Run by ``tfperf.measure.orchestrate``; never imported by the parent. Protocol (each message
-a type of :mod:`tfperf.measure.protocol`): the job (process settings, runner) arrives as
+Run by ``tfperf.measure.supervise.orchestrate``; never imported by the parent. Protocol (each message
+a type of :mod:`tfperf.measure.worker.protocol`): the job (process settings, runner) arrives as
 one JSON line on stdin; the worker answers on the pipe given as argv[1] (a file descriptor
-number, or on Windows ``h<handle>``: see :func:`open_channel` and measure/processes.py):
+number, or on Windows ``h<handle>``: see :func:`open_channel` and measure/supervise/processes.py):
 
     {"type": "ready", "env": {...}, "import_s": 2.9, "unavailable": null}
 
@@ -14,7 +14,7 @@ then reads commands from stdin, one JSON object per line, and answers each:
     {"cmd": "prepare", "task": {...}}  -> {"type": "prepared", "id": ..., "result": {...}}
         set up the case, time its first call, warm up, calibrate the inner loop, check
         its output against the reference; ``result`` has status "error" if that failed,
-        "unavailable" if the case cannot exist in this TensorFlow (see availability.py)
+        "unavailable" if the case cannot exist in this TensorFlow (see env/availability.py)
     {"cmd": "sample", "id": ..., "warm": bool} -> {"type": "sample", "id": ..., "seconds": ...}
         one sample block (seconds per call), or {"type": "sample_failed", "id": ..., "error": ...};
         ``warm``: the block before ran in another process (see timing.block). A case of a
@@ -51,10 +51,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
-from ..arrival import Arrival, Pattern
-from ..budget import Budget
-from ..stats import median
-from . import availability, envinfo, machine, outputs, sampling
+from ...arrival import Arrival, Pattern
+from ...budget import Budget
+from ...stats import median
+from ..env import availability, envinfo, machine
+from . import outputs, sampling
 from .outputs import to_host
 from .protocol import (
     Answer,
@@ -74,7 +75,7 @@ from .timing import Timing, block, idle_block, open_loop_block, prepare
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ..store.record_types import Environment, Output, ProcessSettings
+    from ...store.record_types import Environment, Output, ProcessSettings
 
 
 class Channel:
@@ -302,7 +303,7 @@ class Worker:
         weights, total = sampling.sample(call, task["calls"])
         weights = _slashed(weights)
         sampled = sum(weights.values()) or 1.0
-        cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker.py")
+        cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker/serve.py")
         del call
         self._release_if_idle()
         n = task["calls"]

@@ -21,7 +21,7 @@ import numpy as np
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ..store.record_types import Output
+    from ...store.record_types import Output
 
 
 

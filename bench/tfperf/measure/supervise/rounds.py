@@ -16,7 +16,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .. import stats
+from ... import stats
 
 AA_SUFFIX = "#aa"
 

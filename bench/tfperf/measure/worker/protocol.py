@@ -1,8 +1,9 @@
-"""The messages between the parent (``measure/pool.py``, ``measure/scenario.py``) and a worker
-process (``measure/worker.py``), as types: one JSON object per line, each kind a TypedDict,
-told apart by its tag (``cmd`` from the parent, ``type`` from the worker).
+"""The messages between the parent (``measure/supervise/pool.py``,
+``measure/supervise/scenario.py``) and a worker process (``measure/worker/serve.py``), as
+types: one JSON object per line, each kind a TypedDict, told apart by its tag (``cmd`` from
+the parent, ``type`` from the worker).
 
-The order of the exchange is in worker.py's docstring; ``tests/test_protocol.py`` holds the
+The order of the exchange is in serve.py's docstring; ``tests/test_protocol.py`` holds the
 message kinds that docstring names equal to the tags of :data:`Command` and :data:`Answer`.
 Types only: JSON carries no types, and both ends are this package, so a received line is
 read as the union of what the other end sends.
@@ -15,9 +16,9 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ..arrival import ArrivalRecord
-    from ..cases import CategoryRule
-    from ..store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
+    from ...arrival import ArrivalRecord
+    from ...cases import CategoryRule
+    from ...store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
 
 
 # -- the job: the first line the parent writes, before any command --------------------------

@@ -14,10 +14,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import store
-from ..errors import ResultsFileError
-from ..hardware import cpu_identity
-from ..store.ids import key_hash
+from ... import store
+from ...errors import ResultsFileError
+from ...hardware import cpu_identity
+from ...store.ids import key_hash
 from .scenario import Task
 
 Ident = tuple[str, str]          # (case_id, key_hash): one case measured with one key

@@ -1,7 +1,8 @@
 """What the operating system says about this machine and our processes, read through psutil
 on every platform (Linux, macOS, Windows): physical memory, a process's resident memory and
 CPU time, the machine's busy CPU time, the load averages, whether a process still runs, and
-killing a process with everything it started. Never imports TensorFlow.
+killing a process with everything it started; and the workers' memory cap, a share of the
+physical memory. Never imports TensorFlow.
 
 On Linux psutil reads the kernel's own counters (``/proc/meminfo``'s MemTotal,
 ``/proc/<pid>/statm``'s resident pages, ``/proc/stat``, ``/proc/<pid>/stat``, ``getloadavg``),
@@ -29,6 +30,24 @@ def memory_bytes() -> int | None:
         return int(psutil.virtual_memory().total)
     except (OSError, psutil.Error, RuntimeError):
         return None
+
+
+# A worker above this share of physical memory is killed and its case stored as crashed,
+# before the kernel's OOM killer picks a process (possibly not ours) on a shared machine.
+MEMORY_SHARE = 0.75
+
+
+def default_memory_limit_mb() -> int | None:
+    """MEMORY_SHARE of physical memory in MB; None (no cap) where the size is unknown."""
+    total = memory_bytes()
+    return int(total * MEMORY_SHARE / 2**20) if total is not None else None
+
+
+def memory_limit(value: int | None) -> int | None:
+    """--memory-limit-mb: None -> the default share of RAM; 0 -> no limit."""
+    if value is None:
+        return default_memory_limit_mb()
+    return value or None
 
 
 def rss_bytes(pid: int) -> int | None:

@@ -1,6 +1,6 @@
 """How the parent hands a worker its message pipe, waits on that pipe and kills the worker:
 the POSIX way and the Windows way, chosen once by platform (:func:`for_platform`; the
-pool reads :data:`tfperf.measure.pool.PROCESSES`). Never imports TensorFlow.
+pool reads :data:`tfperf.measure.supervise.pool.PROCESSES`). Never imports TensorFlow.
 
 POSIX (Linux, macOS), the way every committed measurement was taken:
 
@@ -15,7 +15,7 @@ groups to signal:
 
 * the write end's handle is made inheritable and is the only handle the worker inherits
   besides its standard streams (``STARTUPINFO.lpAttributeList["handle_list"]``); argv[1] is
-  ``h<handle>``, which the worker opens with ``msvcrt.open_osfhandle`` (``worker.open_channel``).
+  ``h<handle>``, which the worker opens with ``msvcrt.open_osfhandle`` (``serve.open_channel``).
   ``CREATE_NEW_PROCESS_GROUP`` keeps a Ctrl-C in the console away from the worker, as the
   new session does on POSIX;
 * a daemon thread reads the pipe into a queue, which the parent waits on with a timeout
@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict
 
-from . import machine
+from ..env import machine
 
 CHUNK = 1 << 16
 

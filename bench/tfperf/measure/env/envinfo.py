@@ -19,13 +19,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from ..hardware import cpu_class, cpu_identity
+from ...hardware import cpu_class, cpu_identity
 from . import machine
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ..store.record_types import Gpu, OneDnnUsed, ProcessSettings, Threads, Versions
+    from ...store.record_types import Gpu, OneDnnUsed, ProcessSettings, Threads, Versions
 
 
 
@@ -143,7 +143,7 @@ def _version(dist: str, path: list[str] | None = None) -> str | None:
 
 def package_versions(path: list[str] | None = None) -> dict[str, str | None]:
     """Versions of the packages that matter, from package metadata: this interpreter's, or
-    those under ``path`` (another venv's site-packages, see ``tfperf.measure.venvs``)."""
+    those under ``path`` (another venv's site-packages, see ``tfperf.measure.env.venvs``)."""
     def v(dist: str) -> str | None:
         return _version(dist, path)
 

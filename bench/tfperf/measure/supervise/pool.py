@@ -5,7 +5,7 @@ A worker is asked one command at a time (:meth:`WorkerHandle.request`) under a d
 a worker that hangs, dies or grows past the memory cap (its resident memory, read through
 psutil on every platform) raises :class:`WorkerGone` with
 the tail of its log, and is killed. How a worker gets its pipe, how the parent waits on
-it and how a worker is killed depend on the platform (:mod:`tfperf.measure.processes`,
+it and how a worker is killed depend on the platform (:mod:`tfperf.measure.supervise.processes`,
 chosen once in :data:`PROCESSES`). Never imports TensorFlow.
 """
 
@@ -20,10 +20,10 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import IO, NoReturn, cast
 
-from ..store.record_types import Environment, ProcessSettings
-from . import envinfo, machine
+from ...store.record_types import Environment, ProcessSettings
+from ..env import envinfo, machine
+from ..worker.protocol import Answer, Command, Job, Ready
 from .processes import PipeReader, Processes, for_platform
-from .protocol import Answer, Command, Job, Ready
 
 # Time a worker may take outside any case (importing TensorFlow) before it counts as hung.
 GRACE_S = 120.0
@@ -73,11 +73,11 @@ class WorkerHandle:
         self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives with the worker, closed by kill()
         # TensorFlow's INFO log stays on: the worker records its CPU-feature message.
         env = {**os.environ, **process.get("env", {}), "PYTHONUNBUFFERED": "1"}
-        pkg_root = str(Path(__file__).resolve().parents[2])
+        pkg_root = str(Path(__file__).resolve().parents[3])
         env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
         rfd, wfd = os.pipe()
         handover = self.processes.hand_over(wfd)
-        self.proc = subprocess.Popen([python, "-m", "tfperf.measure.worker", handover.arg],
+        self.proc = subprocess.Popen([python, "-m", "tfperf.measure.worker.serve", handover.arg],
                                      stdin=subprocess.PIPE, stdout=self.log, stderr=self.log, env=env,
                                      **handover.popen)
         os.close(wfd)

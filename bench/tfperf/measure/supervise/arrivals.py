@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from ..arrival import Arrival, ArrivalRecord, Pattern
+from ...arrival import Arrival, ArrivalRecord, Pattern
 
 
 def schedule(seed: str, index: int, requests: int, mean_gap_s: float) -> list[float]:

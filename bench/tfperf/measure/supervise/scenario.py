@@ -1,5 +1,5 @@
 """Measuring one scenario side by side: prepare every case in its settings group's live
-worker, then take interleaved rounds (:mod:`tfperf.measure.rounds`) until the rule says
+worker, then take interleaved rounds (:mod:`tfperf.measure.supervise.rounds`) until the rule says
 stop, and turn what was measured into result, noise and scenario records.
 
 A scenario has one arrival pattern (:mod:`tfperf.arrival`): back to back, each slot's
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypedDict, cast
 
-from .. import stats
-from ..arrival import ArrivalRecord, Pattern
-from ..cases import Case
-from ..store.ids import env_id, key_hash
-from ..store.record_types import (
+from ... import stats
+from ...arrival import ArrivalRecord, Pattern
+from ...cases import Case
+from ...store.ids import env_id, key_hash
+from ...store.record_types import (
     Breakdown,
     Environment,
     Interleave,
@@ -42,10 +42,9 @@ from ..store.record_types import (
     Tail,
     Timing,
 )
-from ..store.record_types import Scenario as ScenarioRecord
-from . import arrivals, envinfo, hygiene
-from .pool import Pool, WorkerGone, WorkerHandle
-from .protocol import (
+from ...store.record_types import Scenario as ScenarioRecord
+from ..env import envinfo, hygiene
+from ..worker.protocol import (
     Answer,
     BreakdownDone,
     BreakdownTask,
@@ -58,6 +57,8 @@ from .protocol import (
     Sampled,
     WorkerResult,
 )
+from . import arrivals
+from .pool import Pool, WorkerGone, WorkerHandle
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
 
 # A request's latency is stored to 4 significant digits (0.01%, far inside any interval):

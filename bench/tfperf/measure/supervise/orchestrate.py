@@ -1,10 +1,10 @@
 """The parent side of ``tfperf run``: plan the scenarios, skip what is already measured,
 measure each scenario side by side in interleaved rounds (one live worker per settings
-group, see ``tfperf.measure.scenario``), turn crashes into failure records, and append
+group, see ``tfperf.measure.supervise.scenario``), turn crashes into failure records, and append
 each scenario's records to the results file as soon as it ends (an interrupted run keeps
 every scenario it finished). Two runs on one results file share its scenarios: each
 claims a scenario before measuring it, and leaves it to the other run while that one holds
-it (``tfperf.measure.cooperate``).
+it (``tfperf.measure.supervise.cooperate``).
 
 Never imports TensorFlow: versions for the result keys come from package metadata.
 """
@@ -19,19 +19,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from .. import HARNESS_VERSION, stats, store
-from ..cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
-from ..errors import ResultsFileError, ResultsWriteError, TfperfError
-from ..store.append import ResultExists
-from ..store.claims import Claims
-from ..store.ids import settings_id
-from ..store.record_types import Environment, Key, Noise
-from ..store.record_types import Scenario as ScenarioRecord
-from . import envinfo
+from ... import HARNESS_VERSION, stats, store
+from ...cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
+from ...errors import ResultsFileError, ResultsWriteError, TfperfError
+from ...store.append import ResultExists
+from ...store.claims import Claims
+from ...store.ids import settings_id
+from ...store.record_types import Environment, Key, Noise
+from ...store.record_types import Scenario as ScenarioRecord
+from ..env import envinfo
+from ..worker.protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance
 from .cooperate import Stored, breakdowns_left, check_cpu, missing, read_stored
 from .pool import Pool, default_max_live
 from .progress import Progress
-from .protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance
 from .rounds import RoundRule
 from .scenario import Outcome, ScenarioRun, Task
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..store.record_types import MachineState
+from ...store.record_types import MachineState
 from . import machine
 
 

@@ -1,0 +1,19 @@
+"""The parent process that runs a plan (``tfperf run``, ``compare``, ``advise``). It never
+imports TensorFlow: it starts the workers and talks to them in the messages of
+``worker.protocol``.
+
+* ``orchestrate`` – the run: plan the scenarios, skip what is stored, measure each scenario,
+  turn crashes into failure records, append each scenario's records as soon as it ends;
+* ``cooperate``   – what a run finds already stored in its results file, read when it plans
+  and again before each scenario, so that two runs on one file measure nothing twice;
+* ``scenario``    – one scenario side by side: every case prepared in its settings group's
+  worker, interleaved rounds until the rule says stop, then the records;
+* ``rounds``      – interleaved rounds: the seeded order of each round and the stopping rule;
+* ``arrivals``    – a per-request arrival pattern's Poisson schedule, drawn in advance, and
+  how long a block lasts;
+* ``pool``        – the worker processes: one live worker per settings group, each command
+  under a deadline, a worker that hangs, dies or outgrows the memory cap killed;
+* ``processes``   – how a worker gets its pipe, how the parent waits on it and how a worker
+  is killed: the POSIX way and the Windows way;
+* ``progress``    – the one-line progress bar on stderr.
+"""
