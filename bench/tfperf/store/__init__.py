@@ -14,9 +14,9 @@ from .files import dumps, find_files, load, load_dir, new_doc, parse, read, resu
 from .intake import MergeReport, merge_into
 from .lock import locked
 from .merge import MergeError, merge_docs
-from .migrate import MIGRATIONS, migrate
-from .schema import NAME_RE, PROFILES, SCHEMA_VERSION, is_name, schema_path
-from .validate import ResultsSchemaError, problems, validate
+from .format.migrate import MIGRATIONS, migrate
+from .format.schema import NAME_RE, PROFILES, SCHEMA_VERSION, is_name, schema_path
+from .format.validate import ResultsSchemaError, problems, validate
 
 __all__ = [
     "MIGRATIONS", "NAME_RE", "PROFILES", "SCHEMA_VERSION", "MergeError", "MergeReport", "ResultsSchemaError",

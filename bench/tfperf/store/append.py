@@ -29,7 +29,7 @@ from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .record_types import Environment, ResultsDoc, Runner
 from .regular import read_regular
-from .validate import short, validate
+from .format.validate import short, validate
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
 AnyRecord = Mapping[str, object]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from .files import records
 from .merge import SORT_KEYS, MergeError, canonical, merge_docs
 from .record_types import ResultsDoc
-from .schema import PROFILES, is_name
+from .format.schema import PROFILES, is_name
 
 BOT_PREFIXES: tuple[str, ...] = ("gha-", "selfhosted-")   # hosted runners; the GPU runner's default label
 

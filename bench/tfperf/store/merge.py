@@ -17,7 +17,7 @@ from .. import __version__
 from ..errors import TfperfError
 from .files import records
 from .record_types import Environment, ResultsDoc, Runner
-from .schema import SCHEMA_VERSION
+from .format.schema import SCHEMA_VERSION
 
 # Any record of a results file's lists, where every kind is handled alike.
 R = TypeVar("R", bound=Mapping[str, object])
