@@ -15,7 +15,8 @@ from store_records import make_doc, make_result, valid_doc
 
 from tfperf import store
 from tfperf.errors import ResultsFileError
-from tfperf.store import files, merge
+from tfperf.store import merge
+from tfperf.store.disk import files
 
 append_mod = importlib.import_module("tfperf.store.append")   # the module: store.append is the function
 

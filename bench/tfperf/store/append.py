@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..errors import ResultsFileError
-from . import files
-from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
-from .lock import locked
+from .disk import files
+from .disk.files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
+from .disk.lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .record_types import Environment, ResultsDoc, Runner
-from .regular import read_regular
+from .disk.regular import read_regular
 from .format.validate import short, validate
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.

@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .files import records
+from .disk.files import records
 from .merge import SORT_KEYS, MergeError, canonical, merge_docs
 from .record_types import ResultsDoc
 from .format.schema import PROFILES, is_name

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ResultsFileError, ResultsWriteError, TfperfError
-from .files import find_files, load, results_path, write_atomic
-from .lock import locked
+from .disk.files import find_files, load, results_path, write_atomic
+from .disk.lock import locked
 from .merge import merge_docs, record_ids
 from .record_types import ResultsDoc
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from .. import __version__
 from ..errors import TfperfError
-from .files import records
+from .disk.files import records
 from .record_types import Environment, ResultsDoc, Runner
 from .format.schema import SCHEMA_VERSION
 
