@@ -2,7 +2,7 @@
 it changes.
 
 Three sub-packages by role, each lower one imported by the ones above it, over two modules
-that every stage uses:
+that cases, measure, analyse and render import directly:
 
 * ``record_types`` – the stored records as types (``ResultsDoc`` and what it holds), field
   for field what the schema allows;
