@@ -1,6 +1,6 @@
 """The data guard of a pull request (scripts/ci/check-data-pr.sh runs it): every results file
 the pull request adds, changes or deletes under data/ is compared with the base's
-(tfperf.store.guard):
+(tfperf.store.write.guard):
 
 * every path the pull request adds or changes under data/, at any depth, must be a regular
   file at data/results/<runner>/<profile>.json (or the same below a folder of data/): any
@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 from tfperf.errors import TfperfError
-from tfperf.store.files import load
-from tfperf.store.guard import label_problems, path_problem, removals, results_runner
+from tfperf.store.disk.files import load
+from tfperf.store.write.guard import label_problems, path_problem, removals, results_runner
 
 BOT = "github-actions[bot]"
 BOT_BRANCH_PREFIX = "tfperf/results-"

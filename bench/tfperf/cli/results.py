@@ -11,9 +11,9 @@ import sys
 
 from ..errors import ResultsFileError
 from ..store import MergeReport, find_files, load, merge_into, read, results_path, write_atomic
-from ..store.files import record_count
-from ..store.relabel import relabel
-from ..store.versions import newer_warning
+from ..store.disk.files import record_count
+from ..store.format.versions import newer_warning
+from ..store.write.relabel import relabel
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

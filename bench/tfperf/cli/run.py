@@ -107,7 +107,7 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..measure.env.venvs import DEFAULT_ROOT as DEFAULT_VENVS
-    from ..store.schema import PROFILES
+    from ..store.format.schema import PROFILES
 
     p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
     add_measure_options(p, profiles=PROFILES, profile_help=None,

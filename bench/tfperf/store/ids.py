@@ -2,7 +2,7 @@
 environment record.
 
 The one definition of each: the harness names results with these (``cases.Case``) and the
-analysis groups and pairs results by them (``analyse.records``), so a second copy that
+analysis groups and pairs results by them (``analyse.load.records``), so a second copy that
 drifted (an empty parameter set written "" in one and "-" in the other) would make the
 analysis miss results that are there.
 """

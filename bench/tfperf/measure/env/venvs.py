@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import TfperfError
-from ...store.lock import locked
+from ...store import locked
 from . import envinfo
 
 STAMP = "tfperf-venv.json"

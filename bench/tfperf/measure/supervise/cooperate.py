@@ -2,7 +2,7 @@
 time it is about to measure a scenario.
 
 Two ``tfperf run`` processes may write one results file (two terminals, or two topics run
-at once). Each claims a scenario before measuring it (:class:`tfperf.store.claims.Claims`)
+at once). Each claims a scenario before measuring it (:class:`tfperf.store.Claims`)
 and then reads the file again: cases the other run stored meanwhile are not measured a
 second time. Without that second look, the later run would measure them again and then
 either be refused by the store or store every result twice.

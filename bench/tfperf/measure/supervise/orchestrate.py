@@ -22,8 +22,7 @@ from typing import Any, cast
 from ... import HARNESS_VERSION, stats, store
 from ...cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
 from ...errors import ResultsFileError, ResultsWriteError, TfperfError
-from ...store.append import ResultExists
-from ...store.claims import Claims
+from ...store import Claims, ResultExists
 from ...store.ids import settings_id
 from ...store.record_types import Environment, Key, Noise
 from ...store.record_types import Scenario as ScenarioRecord

@@ -34,8 +34,8 @@ from typing import Any
 
 from ...analyse import LOCAL_ROOT, Dataset, RatioCache, Sources, ThisMachine, analyse, load_sources, this_machine
 from ...errors import ResultsFileError
-from ...store.files import MAX_BYTES
-from ...store.regular import read_regular
+from ...store.disk.files import MAX_BYTES
+from ...store.disk.regular import read_regular
 from ..blocks.blocks import errors_box, render_block
 from ..blocks.local_blocks import runners_section, topic_section
 from ..page.colab import Colab, colab_config
@@ -289,7 +289,7 @@ class Site:
             dest = data_dir / p.relative_to(self.results)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
-        from ...store.schema import schema_path
+        from ...store.format.schema import schema_path
         (site_dir / SCHEMA_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(schema_path(), site_dir / SCHEMA_URL)
         self.svgs.write_all(site_dir / SVG_URL)

@@ -23,10 +23,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .files import records
+from ..disk.files import records
+from ..format.schema import PROFILES, is_name
+from ..record_types import ResultsDoc
 from .merge import SORT_KEYS, MergeError, canonical, merge_docs
-from .record_types import ResultsDoc
-from .schema import PROFILES, is_name
 
 BOT_PREFIXES: tuple[str, ...] = ("gha-", "selfhosted-")   # hosted runners; the GPU runner's default label
 

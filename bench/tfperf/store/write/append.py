@@ -1,16 +1,16 @@
 """Adding records to one results file while other processes may do the same.
 
 A run appends each scenario's results as they are measured. Reloading, re-validating,
-re-merging and re-encoding the whole file each time made an append cost in proportion
-to the file (about 0.2 s a case on a 468-result file), so a run's store time grew with
-the square of its size. Instead, the process that writes a file keeps what it wrote: the
-bytes, the records in their canonical order and each record's encoded line. Under the
-file's lock it reads the file back; when the bytes are exactly those it wrote, nobody
-else has changed it, and only the new records are validated, placed (by bisection) and
-encoded; the file is then rewritten from the kept lines. Any other content (another
-run appended meanwhile, a hand edit, a first append) is loaded and checked in full once,
-as before. The file's format and its atomic replacement are unchanged: the bytes are
-those of ``files.dumps`` of the merged document (a test holds the two equal).
+re-merging and re-encoding the whole file each time would make an append cost in
+proportion to the file (about 0.2 s a case on a 468-result file), so a run's store time
+would grow with the square of its size. Instead, the process that writes a file keeps
+what it wrote: the bytes, the records in their canonical order and each record's encoded
+line. Under the file's lock it reads the file back; when the bytes are exactly those it
+wrote, nobody else has changed it, and only the new records are validated, placed (by
+bisection) and encoded; the file is then rewritten from the kept lines. Any other content
+(another run appended meanwhile, a hand edit, a first append) is loaded and checked in
+full once. The file is replaced atomically, and its bytes are those of ``files.dumps`` of
+the merged document (a test holds the two equal).
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ..errors import ResultsFileError
-from . import files
-from .files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
-from .lock import locked
+from ...errors import ResultsFileError
+from ..disk import files
+from ..disk.files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
+from ..disk.lock import locked
+from ..disk.regular import read_regular
+from ..format.validate import short, validate
+from ..record_types import Environment, ResultsDoc, Runner
 from .merge import SORT_KEYS, canonical, merge_docs
-from .record_types import Environment, ResultsDoc, Runner
-from .regular import read_regular
-from .validate import short, validate
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
 AnyRecord = Mapping[str, object]

@@ -13,11 +13,11 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from .. import __version__
-from ..errors import TfperfError
-from .files import records
-from .record_types import Environment, ResultsDoc, Runner
-from .schema import SCHEMA_VERSION
+from ... import __version__
+from ...errors import TfperfError
+from ..disk.files import records
+from ..format.schema import SCHEMA_VERSION
+from ..record_types import Environment, ResultsDoc, Runner
 
 # Any record of a results file's lists, where every kind is handled alike.
 R = TypeVar("R", bound=Mapping[str, object])

@@ -1,4 +1,4 @@
-"""Check a results document against schema v1 and the rules a schema cannot express.
+"""Check a results document against the schema and the rules a schema cannot express.
 
 Every problem is reported as (JSON field path, problem), e.g.
 ``results[3].timing.summary.median: must be > 0, got -0.5``; ``validate`` raises one
@@ -21,10 +21,10 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from ..errors import ResultsFileError
-from ..hardware import cpu_identity
-from ..stats import median, quantile
-from . import ids
+from ...errors import ResultsFileError
+from ...hardware import cpu_identity
+from ...stats import median, quantile
+from .. import ids
 from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, is_name, load_schema
 
 PathT = tuple[str | int, ...]

@@ -17,7 +17,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import TfperfError
+from ...errors import TfperfError
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__
+from ... import __version__
 from .validate import short
 
 _RELEASE = re.compile(r"(\d{1,9}(?:\.\d{1,9}){0,9})(?!\d)")     # bounded: a hostile "999…9" is no version

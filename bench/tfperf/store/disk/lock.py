@@ -1,7 +1,7 @@
 """An exclusive inter-process lock for one results file (a sibling ``.lock`` file).
 
 On POSIX, ``fcntl.flock`` of the whole ``.lock`` file; on Windows, which has no ``fcntl``,
-``msvcrt.locking`` of its first byte (:mod:`tfperf.store.windows_locks`). Either is
+``msvcrt.locking`` of its first byte (:mod:`tfperf.store.disk.windows_locks`). Either is
 released by the operating system when the holder exits, even when it is killed, so a
 crashed writer never leaves a stale lock. The ``.lock`` file is left in place (deleting
 it would let two processes lock two different files of the same name); git ignores it.

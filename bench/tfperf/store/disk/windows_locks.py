@@ -1,5 +1,5 @@
 """Windows' file locks for the store: ``msvcrt.locking`` on one byte of an open file, which
-:mod:`tfperf.store.lock` and :mod:`tfperf.store.claims` use where POSIX has ``fcntl``.
+:mod:`tfperf.store.disk.lock` and :mod:`tfperf.store.disk.claims` use where POSIX has ``fcntl``.
 
 ``msvcrt.locking(fd, mode, n)`` locks ``n`` bytes from the descriptor's current position,
 also past the end of the file (the ``.lock`` and ``.claims`` files stay empty). Windows

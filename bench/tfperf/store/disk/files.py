@@ -16,14 +16,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, cast
 
-from .. import __version__
-from ..errors import ResultsFileError, ResultsWriteError
-from ..hardware import cpu_identity
-from .migrate import migrate
-from .record_types import Profile, ResultsDoc, Runner
+from ... import __version__
+from ...errors import ResultsFileError, ResultsWriteError
+from ...hardware import cpu_identity
+from ..format.migrate import migrate
+from ..format.schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
+from ..format.validate import NonFinite, field_path, non_finite, short, validate
+from ..record_types import Profile, ResultsDoc, Runner
 from .regular import read_regular, what_is
-from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
-from .validate import NonFinite, field_path, non_finite, short, validate
 
 LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
 

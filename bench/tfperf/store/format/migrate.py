@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import cast
 
-from ..errors import ResultsFileError
+from ...errors import ResultsFileError
 from .schema import SCHEMA_VERSION
 
 # A document of any version, before validation: a JSON object whose values are not known yet.
