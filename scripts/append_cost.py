@@ -4,7 +4,7 @@
 A run appends each scenario's results to one file as they are measured; if an append
 costs in proportion to what the file already holds, a run's store time grows with the
 square of its size. This script appends N results one at a time to a fresh synthetic
-file (the records of ``tests/store_records.py``, the shape the worker writes), as a run
+file (copies of one result record as the worker writes it, :data:`RESULT`), as a run
 does from one process, and prints the wall time of the 1st and the Nth append (the
 median of the appends around each, so that one disk hiccup does not decide), then the
 time of an append made by a fresh process (another run's first append to the same file:
@@ -16,6 +16,7 @@ Usage: .venv/bin/python scripts/append_cost.py [-n 1000] [--json OUT]
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import statistics
 import subprocess
@@ -23,20 +24,46 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))   # the tests' record builders
-
-from store_records import make_result
+from typing import Any
 
 from tfperf import store
 
 WINDOW = 5      # appends around the 1st and the Nth whose median is reported
 
+# One ok result as the worker writes it. Appends differ only in the batch, which makes a new
+# case id; the key stays the same, and so does key_hash, which the store checks against it.
+# The key names the file's runner; env_id is None since the file holds no environment record.
+RUNNER = "linux-x86_64-2core-cpu"
+RESULT: dict[str, Any] = {
+    "case_id": "predict_loop/batch=32,model=tiny/keras=3/model_call", "topic": "predict_loop",
+    "variant": "model_call", "params": {"batch": 32, "model": "tiny"}, "settings": {"keras": "3"},
+    "key": {"harness_version": "1", "keras": "3.15.1", "runner": RUNNER, "settings": {"keras": "3"},
+            "snippet_hash": "0f1e2d3c4b5a6978", "tensorflow": "2.21.0"},
+    "key_hash": "d58aa5364d9383f7", "env_id": None, "status": "ok", "error": None,
+    "is_default": False, "is_reference": True, "interleave": None, "metrics": {},
+    "started_at": "2026-05-01T12:00:00+00:00", "finished_at": "2026-05-01T12:00:05+00:00",
+    "duration_s": 1.2, "setup_s": 0.2, "first_call_s": 0.41, "warmup": {"calls": 12, "seconds": 0.1},
+    "output": {"atol": 1e-05, "rtol": 0.0001, "max_abs_diff": None, "max_rel_diff": None, "note": "reference",
+               "within_tolerance": True},
+    "timing": {"inner_loops": 4, "stopped_by": "ci",
+               "samples": [0.000399, 0.0004116, 0.00042, 0.00042, 0.0004284, 0.0004368, 0.000462],
+               "summary": {"n": 7, "min": 0.000399, "max": 0.000462, "median": 0.00042, "mean": 0.0004242,
+                           "stdev": 1.26e-05, "iqr": 2.1e-05, "ci_low": 0.0004074, "ci_high": 0.0004368}},
+}
+
+
+def make_result(n: int) -> dict[str, Any]:
+    """:data:`RESULT` measured at batch ``n``: a case id of its own."""
+    r = copy.deepcopy(RESULT)
+    r["params"] = {"batch": n, "model": "tiny"}
+    r["case_id"] = f"predict_loop/batch={n},model=tiny/keras=3/model_call"
+    return r
+
 
 def _append(path: Path, n: int) -> float:
+    result = make_result(n)
     t0 = time.perf_counter()
-    store.append(path, runner_label="test-runner", profile="quick", results=[make_result(n)])
+    store.append(path, runner_label=RUNNER, profile="quick", results=[result])
     return time.perf_counter() - t0
 
 

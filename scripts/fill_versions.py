@@ -1,10 +1,11 @@
 """Fill in the package versions a run did not record, from the venv that ran it.
 
-A run under a tf-nightly venv before the harness knew the nightly's distribution names
-(tf-nightly, keras-nightly, tf-keras-nightly) recorded TensorFlow and Keras as None. The
-venv is still here and the run's environments are known by their time window, so the
-versions are read from the venv's package metadata and written into those environments and
-their results' keys (hashes and references recomputed; timings untouched).
+For environments that record TensorFlow and Keras as None (a run under a tf-nightly venv
+by a harness that did not read the nightly's distribution names, tf-nightly, keras-nightly,
+tf-keras-nightly): given that venv and the run's time window, which picks the
+environments, the versions are read from the venv's package metadata and written into
+those environments and their results' keys (hashes and references recomputed; timings
+untouched).
 
     python scripts/fill_versions.py data/results/RUNNER/history.json \\
         --venv .venvs/tf-2.23.0.dev20261026 --since 2026-11-26T17:00:49 --until 2026-11-26T17:08:38

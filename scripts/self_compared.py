@@ -1,13 +1,14 @@
 """Which results had their output compared only with themselves?
 
 Every variant's first output is checked against the reference variant under the
-scenario's baseline settings, also from another worker process (harness version 4 on:
-the output record's ``compared_with`` names the case). Before that the check ran inside
-one process, and the reference of any other settings group (oneDNN off, one thread,
-Keras 2, ...) was compared with nothing but itself. Only the scenario's output reference
-may be (the baseline, or the reference variant that stood in for it where the baseline
-cannot run, e.g. Keras 3 before TensorFlow 2.16); this script lists the others. Exit
-status 1 when it lists any.
+scenario's baseline settings. A result whose output record has ``compared_with`` names
+the case it was checked against, from another worker process. A result without it
+(written by a harness version below 4) was checked inside its own process, where the
+reference of any other settings group (oneDNN off, one thread, Keras 2, ...) is compared
+with nothing but itself, and its output's note says "reference". Only the scenario's
+output reference may be compared with itself (the baseline, or the reference variant that
+stands in for it where the baseline cannot run, e.g. Keras 3 before TensorFlow 2.16);
+this script lists the others. Exit status 1 when it lists any.
 
     .venv/bin/python scripts/self_compared.py                 # data/results/*/*.json
     .venv/bin/python scripts/self_compared.py FILE...
@@ -33,11 +34,11 @@ def self_compared(doc: dict[str, Any]) -> list[dict[str, Any]]:
         output = r.get("output") or {}
         interleave = r.get("interleave") or {}
         # The scenario's output reference: the baseline, or the reference that stood in
-        # for it when it could not run (harness 4 records which).
+        # for it when the baseline could not run (output_reference, where recorded).
         baseline = interleave.get("output_reference") or interleave.get("baseline")
-        if "compared_with" in output:          # harness 4 on: the case the check used
+        if "compared_with" in output:          # the case the check used
             itself = output["compared_with"] == r.get("case_id")
-        else:                                  # before: a reference's note says it
+        else:                                  # no compared_with: a reference's note says it
             itself = output.get("note") == "reference"
         if itself and r.get("case_id") != baseline:
             out.append(r)

@@ -2,12 +2,12 @@
 group of subcommands. User errors (``TfperfError``) are caught here, once, and printed as
 one line; so is Ctrl-C (SIGINT), at any moment.
 
-* :mod:`.run`: ``run``, ``venv``, ``label`` (measure this machine), and the options
-  ``run`` and ``compare`` share;
+* :mod:`.run`: ``run``, ``venv``, ``label`` (measure this machine);
 * :mod:`.results`: ``validate``, ``merge``, ``relabel`` (the results files);
 * :mod:`.compare`: ``compare`` (this machine against the published runners);
 * :mod:`.advise`: ``advise`` (the guide's questions on the reader's own model);
-* :mod:`.guide`: ``notebooks``, ``answers`` (the guide's own outputs).
+* :mod:`.guide`: ``notebooks``, ``answers`` (the guide's own outputs);
+* :mod:`.shared_options`: every option that more than one of them takes, defined once.
 
 This module imports only the standard library and :mod:`tfperf.errors` when it is
 loaded: the commands (and the stages, jsonschema, YAML, numpy under them) are imported by

@@ -20,6 +20,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import TfperfError
+from .shared_options import (
+    add_json,
+    add_published,
+    add_runner,
+    add_snippets,
+    add_topic,
+    add_worker_limits,
+    runner_label,
+)
 
 if TYPE_CHECKING:
     from ..analyse import Dataset
@@ -52,7 +61,6 @@ def cmd_advise(args: argparse.Namespace) -> int:
     dtype = check_dtype(args.dtype) if args.dtype is not None else None
     batches = sorted({1, int(args.batch)})
     from ..measure.advise.probe import probe
-    from ..measure.env.envinfo import default_runner_label, expand_label
     from ..measure.env.machine import memory_limit
 
     print(f"loading {args.model} in a fresh process to read its input ...", file=sys.stderr)
@@ -62,7 +70,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         else Path(os.path.expanduser(args.out))
     from ..measure.advise.session import measure
 
-    runner = expand_label(args.runner) if args.runner else default_runner_label()
+    runner = runner_label(args)
     session = measure(spec, out, batches, float(args.budget), runner, only=args.topic or (),
                       progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb))
     from ..analyse import analyse
@@ -138,7 +146,6 @@ def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..measure.advise.model_file import DTYPES
-    from ..measure.env.machine import MEMORY_SHARE
 
     p = subparsers.add_parser(
         "advise", help="measure the guide's questions on your own saved model",
@@ -154,20 +161,17 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--budget", type=_positive(float, "--budget"), default=DEFAULT_BUDGET_S, metavar="SECONDS",
                    help=f"about how long to measure, start-up included (default {DEFAULT_BUDGET_S:g}); the "
                         "questions left when it is spent are reported as not measured")
-    p.add_argument("--topic", action="append", choices=TOPICS, help="only this question's topic (repeatable)")
+    add_topic(p, choices=TOPICS)
     p.add_argument("--out", default=DEFAULT_OUT,
                    help=f"where the generated topics, the results file and answers.json go (default "
                         f"{DEFAULT_OUT}/<model>-<hash>)")
-    p.add_argument("--runner", help="label for this machine's results (default: derived from the machine)")
-    p.add_argument("--memory-limit-mb", type=int, default=None,
-                   help=f"kill a worker above this resident memory (default {MEMORY_SHARE * 100:.0f}%% of RAM; 0: none)")
+    add_runner(p)
+    add_worker_limits(p)
     p.add_argument("--html", metavar="FILE",
                    help="write the answers as one self-contained web page here (default: answers.html beside "
                         "answers.json)")
-    p.add_argument("--published", default="data/results",
-                   help="the guide's published results, to set each answer beside (default data/results)")
-    p.add_argument("--snippets", default="snippets", help="the guide's topics (default snippets)")
-    p.add_argument("--json", action="store_true", help="print the answers as JSON instead of text")
-    p.add_argument("--no-progress", action="store_true")
+    add_published(p)
+    add_snippets(p)
+    add_json(p)
     p.set_defaults(handler=cmd_advise)
 

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from ..errors import TfperfError
-from .run import add_measure_options, run_options
+from .shared_options import (
+    add_data,
+    add_json,
+    add_profile,
+    add_published,
+    add_runner,
+    add_snippets,
+    add_topic,
+    add_worker_limits,
+    run_options,
+)
 
 DEFAULT_LOCAL_DATA = "~/.cache/tfperf"
 
@@ -27,7 +36,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
         return Path(args.results), 0
     from ..measure.supervise.orchestrate import run
 
-    report = run(run_options(args, Path(os.path.expanduser(args.data))))
+    report = run(run_options(args))
     print(f"measured {report.ran} case(s) here ({report.failed} failed), {report.skipped} already measured "
           f"-> {report.path}", file=sys.stderr)
     if report.path is None or not report.path.exists():
@@ -57,15 +66,18 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
         "compare", help="compare this machine with the published runners",
         description="Measure a profile on this machine (or read a results file with --results) and show, per "
                     "case, the ratio of this machine's median to each published runner's, whether it falls "
-                    "inside their spread, and whether each page's claims and recommendations hold here.")
+                    "inside their spread, and whether each page's claims and recommendations hold here. "
+                    f"This machine's results are kept in --data (default {DEFAULT_LOCAL_DATA}), so a second "
+                    "compare re-uses them and measures only what is missing.")
     p.add_argument("--results", metavar="FILE", help="compare this results file instead of measuring now")
-    add_measure_options(p, profiles=("quick", "full"), profile_help="profile to measure (default quick)",
-                        runner_help="label for this machine's results (default: derived from the machine)",
-                        data=DEFAULT_LOCAL_DATA,
-                        data_help=f"where this machine's results are kept between runs (default {DEFAULT_LOCAL_DATA}); "
-                                  "a second compare re-uses them")
-    p.add_argument("--published", default="data/results", help="the published results (default data/results)")
+    add_profile(p, choices=("quick", "full"))
+    add_topic(p)
+    add_runner(p)
+    add_data(p, default=DEFAULT_LOCAL_DATA)
+    add_snippets(p)
+    add_worker_limits(p)
+    add_published(p)
     p.add_argument("--against", action="append", metavar="RUNNER",
                    help="only this published runner label or RUNNER/PROFILE (repeatable)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_json(p)
     p.set_defaults(handler=cmd_compare)

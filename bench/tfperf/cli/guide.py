@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..render.page.notebooks import NOTEBOOKS_DIR, stale_notebooks, write_notebooks
+from .shared_options import add_data, add_snippets, add_topic
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
@@ -51,13 +52,13 @@ def cmd_answers(args: argparse.Namespace) -> int:
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("notebooks", help=f"write the topics' notebooks to {NOTEBOOKS_DIR}/ "
                                                 "(the copies the site's Open in Colab link opens)")
-    p.add_argument("--snippets", default="snippets", help="topic YAMLs and snippets")
+    add_snippets(p)
     p.add_argument("--out", default=NOTEBOOKS_DIR, help="where the notebooks are committed")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is missing or stale")
     p.set_defaults(handler=cmd_notebooks)
 
     a = subparsers.add_parser("answers", help="print each topic's questions answered from the published results")
-    a.add_argument("--data", default="data", help="the data folder (default: data)")
-    a.add_argument("--snippets", default="snippets", help="topic YAMLs and snippets")
-    a.add_argument("--topic", action="append", help="only this topic (repeatable)")
+    add_data(a)
+    add_snippets(a)
+    add_topic(a)
     a.set_defaults(handler=cmd_answers)

@@ -14,6 +14,7 @@ from ..store import MergeReport, find_files, load, merge_into, read, results_pat
 from ..store.disk.files import record_count
 from ..store.format.versions import newer_warning
 from ..store.write.relabel import relabel
+from .shared_options import add_data
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -102,7 +103,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
                                           "others are merged. Idempotent: a target that nothing new reaches is not "
                                           "written. A file written by a newer tfperf is merged with a warning "
                                           "naming both versions.")
-    m.add_argument("--data", default="data", help="the data folder (default: data)")
+    add_data(m)
     m.add_argument("artifacts", nargs="+", metavar="ARTIFACT", help="results file or folder of them")
     m.set_defaults(handler=cmd_merge)
 
@@ -111,6 +112,6 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
                                           "(keys, their hashes and environment ids rewritten to match) into "
                                           "DATA/results/TO/<profile>.json. Nothing is re-measured.")
     r.add_argument("--to", required=True, metavar="LABEL", help="the new runner label")
-    r.add_argument("--data", default="data", help="the data folder (default: data)")
+    add_data(r)
     r.add_argument("files", nargs="+", metavar="FILE", help="results file of the runner")
     r.set_defaults(handler=cmd_relabel)

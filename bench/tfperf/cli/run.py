@@ -1,45 +1,23 @@
 """``tfperf run`` (measure the topics on this machine), ``tfperf venv`` (the venvs of other
-TensorFlow releases) and ``tfperf label`` (the runner label of this machine); and the
-options of the commands that measure this machine (``run``, ``compare``), defined once."""
+TensorFlow releases) and ``tfperf label`` (the runner label of this machine). The options
+``run`` shares with other commands are in :mod:`.shared_options`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..measure.env.machine import MEMORY_SHARE, memory_limit
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from ..measure.supervise.orchestrate import RunOptions
-
-
-def add_measure_options(p: argparse.ArgumentParser, *, profiles: Sequence[str], profile_help: str | None,
-                        runner_help: str, data: str, data_help: str) -> None:
-    """--profile, --topic, --runner, --data, --snippets, --memory-limit-mb, --no-progress."""
-    p.add_argument("--profile", choices=profiles, default="quick", help=profile_help)
-    p.add_argument("--topic", action="append", help="only this topic (repeatable)")
-    p.add_argument("--runner", help=runner_help)
-    p.add_argument("--data", default=data, help=data_help)
-    p.add_argument("--snippets", default="snippets")
-    p.add_argument("--memory-limit-mb", type=int, default=None,
-                   help=f"kill a worker above this resident memory (default {MEMORY_SHARE * 100:.0f}%% of RAM; 0: no limit)")
-    p.add_argument("--no-progress", action="store_true")
-
-
-def run_options(args: argparse.Namespace, data_root: Path) -> RunOptions:
-    """The run the options of :func:`add_measure_options` ask for (the runner label as given)."""
-    from ..measure.supervise.orchestrate import RunOptions
-
-    options = RunOptions(profile=args.profile, topics=args.topic or None, data_root=data_root,
-                         snippets_dir=Path(args.snippets), progress=not args.no_progress,
-                         memory_limit_mb=memory_limit(args.memory_limit_mb))
-    if args.runner:
-        options.runner = args.runner
-    return options
+from .shared_options import (
+    add_data,
+    add_profile,
+    add_runner,
+    add_snippets,
+    add_topic,
+    add_venvs,
+    add_worker_limits,
+    run_options,
+)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -54,18 +32,15 @@ def _shard(text: str) -> tuple[int, int]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..measure.env import venvs
-    from ..measure.env.envinfo import expand_label
     from ..measure.supervise.orchestrate import run
 
     venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
-    options = run_options(args, Path(args.data))
+    options = run_options(args)
     options.force, options.retry_failed, options.shard = args.force, args.retry_failed, args.shard
     options.description, options.contributed_by = args.runner_description, args.contributor
     options.max_workers = args.max_workers
     if venv is not None:
         options.python, options.package_path = str(venv.python), venv.site_packages
-    if args.runner:
-        options.runner = expand_label(args.runner)
     report = run(options)
     verb = "interrupted after" if report.interrupted else "ran"
     meanwhile = f" ({report.meanwhile} of them stored by another run meanwhile)" if report.meanwhile else ""
@@ -106,19 +81,20 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..measure.env.venvs import DEFAULT_ROOT as DEFAULT_VENVS
     from ..store.format.schema import PROFILES
 
     p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
-    add_measure_options(p, profiles=PROFILES, profile_help=None,
-                        runner_help="runner label; {cpu} in it becomes this machine's CPU class, e.g. amd-avx512 "
-                                    "(default: TFPERF_RUNNER, or derived from the machine: OS, architecture, cores, CPU)",
-                        data="data", data_help="data directory (results go to DATA/results/RUNNER/PROFILE.json)")
+    add_profile(p, choices=PROFILES)
+    add_topic(p)
+    add_runner(p)
+    add_data(p)
+    add_snippets(p)
+    add_worker_limits(p)
     p.add_argument("--tf", metavar="VERSION",
                    help="run the workers under this TensorFlow release (e.g. 2.15.1), in its venv under --venvs, "
                         "created on first use; 'nightly': the newest tf-nightly, a development build shown apart "
                         "from the releases; default: the TensorFlow installed here")
-    p.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the --tf venvs are kept")
+    add_venvs(p)
     p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")
     p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")
     p.add_argument("--shard", type=_shard, help="run only shard I of N (for splitting across CI jobs)")
@@ -132,7 +108,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     v = sub.add_parser("venv", help="create (or check) the venvs that `tfperf run --tf VERSION` uses, without measuring")
     v.add_argument("versions", nargs="+", metavar="VERSION", help="TensorFlow release, e.g. 2.15.1")
-    v.add_argument("--venvs", default=str(DEFAULT_VENVS), metavar="DIR", help="where the venvs are kept")
+    add_venvs(v)
     v.set_defaults(handler=cmd_venv)
 
     la = sub.add_parser("label", help="print the runner label this machine's results go under: LABEL with {cpu} "
