@@ -83,8 +83,8 @@ class _Module:
                 self.always.add(i)
 
     def reached(self, roots: Iterable[str]) -> list[ast.stmt]:
-        """The statements the roots reach, in source order (unknown roots are the worker's
-        error to report, at run time, as before)."""
+        """The statements the roots reach, in source order; a root that is not defined is
+        left for the worker to report when it runs the case."""
         seen = set(self.always)
         todo = [i for r in roots for i in self.named.get(r, [])] + sorted(self.always)
         while todo:

@@ -340,7 +340,7 @@ def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
     """Each of the topic's questions answered from its claims: back to back, or from the
     per-request pattern the question names (``arrival:``). A question naming a pattern the
     topic has no results of is left out until it has some: a back-to-back answer would
-    answer another question (what a saturated loop sees), and the page reads as before."""
+    answer another question (what a saturated loop sees)."""
     info = ds.topics.get(topic)
     out: list[QuestionAnswer] = []
     for q in (info.questions if info else ()):

@@ -4,7 +4,7 @@
                                      idle gap, at random), a table of each variant's
                                      median (p50) and 99th-percentile (p99) request time and
                                      its speedups over the default; nothing at all for a
-                                     topic without such results (the page reads as before)
+                                     topic without such results
 """
 
 from __future__ import annotations
