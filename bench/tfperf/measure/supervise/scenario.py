@@ -21,17 +21,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TypedDict, cast
+from typing import TypedDict, cast
 
 from ... import stats
 from ...arrival import ArrivalRecord, Pattern
-from ...cases import Case
 from ...store.ids import env_id, key_hash
 from ...store.record_types import (
     Breakdown,
     Environment,
     Interleave,
-    Key,
     Noise,
     Percentile,
     Result,
@@ -48,7 +46,6 @@ from ..worker.protocol import (
     Answer,
     BreakdownDone,
     BreakdownTask,
-    CaseFields,
     CaseTask,
     Command,
     CompareWith,
@@ -60,29 +57,13 @@ from ..worker.protocol import (
 from . import arrivals
 from .pool import Pool, WorkerGone, WorkerHandle
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+from .tasks import Task
 
 # A request's latency is stored to 4 significant digits (0.01%, far inside any interval):
 # about 10 bytes each in the file, so a result of 15 rounds of 50 requests adds some 7.5 KB.
 LATENCY_DIGITS = 4
 MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
 CALIBRATION_ROUNDS = 7       # back-to-back blocks per case before a per-request pattern's rounds
-
-
-@dataclass
-class Task:
-    """One thing a worker does: measure a case, or sample where a call spends its time."""
-
-    id: str
-    kind: Literal["case", "breakdown"]
-    case: Case
-    key: Key
-    payload: CaseFields           # BreakdownFields for a breakdown
-
-    def worker_payload(self) -> CaseTask:
-        task = cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
-        if self.kind == "case" and self.case.arrival.per_request:
-            task["arrival"] = self.case.arrival.record()
-        return task
 
 
 @dataclass
