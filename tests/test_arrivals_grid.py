@@ -18,7 +18,7 @@ from tfperf.analyse.dataset import analyse_documents
 from tfperf.analyse.load.records import read_documents
 from tfperf.arrival import BACK_TO_BACK, Arrival, Pattern
 from tfperf.errors import CaseGridError, ResultsFileError
-from tfperf.measure.supervise.scenario import tail_record
+from tfperf.measure.supervise.records import tail_record
 from tfperf.stats import median, summarize
 from tfperf.store.ids import key_hash
 

@@ -6,8 +6,13 @@ imports TensorFlow: it starts the workers and talks to them in the messages of
   turn crashes into failure records, append each scenario's records as soon as it ends;
 * ``cooperate``   – what a run finds already stored in its results file, read when it plans
   and again before each scenario, so that two runs on one file measure nothing twice;
-* ``scenario``    – one scenario side by side: every case prepared in its settings group's
-  worker, interleaved rounds until the rule says stop, then the records;
+* ``tasks``       – a task: one case to measure or break down, with its result key;
+* ``scenario``    – one scenario side by side: its workers supervised, every case prepared in
+  its settings group's worker, interleaved rounds until the rule says stop;
+* ``records``     – what a scenario leaves to store, built from what it measured: results,
+  the A/A pair's noise record, the scenario record, breakdowns;
+* ``reference``   – the output check's reference: which case saves its output, and which
+  cases compare with that file;
 * ``rounds``      – interleaved rounds: the seeded order of each round and the stopping rule;
 * ``arrivals``    – a per-request arrival pattern's Poisson schedule, drawn in advance, and
   how long a block lasts;

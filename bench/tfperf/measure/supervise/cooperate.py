@@ -18,7 +18,7 @@ from ... import store
 from ...errors import ResultsFileError
 from ...hardware import cpu_identity
 from ...store.ids import key_hash
-from .scenario import Task
+from .tasks import Task
 
 Ident = tuple[str, str]          # (case_id, key_hash): one case measured with one key
 

@@ -32,7 +32,8 @@ from .cooperate import Stored, breakdowns_left, check_cpu, missing, read_stored
 from .pool import Pool, default_max_live
 from .progress import Progress
 from .rounds import RoundRule
-from .scenario import Outcome, ScenarioRun, Task
+from .scenario import Outcome, ScenarioRun
+from .tasks import Task
 
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.

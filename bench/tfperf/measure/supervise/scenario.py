@@ -1,6 +1,9 @@
 """Measuring one scenario side by side: prepare every case in its settings group's live
-worker, then take interleaved rounds (:mod:`tfperf.measure.supervise.rounds`) until the rule says
-stop, and turn what was measured into result, noise and scenario records.
+worker, then take interleaved rounds (:mod:`tfperf.measure.supervise.rounds`) until the rule
+says stop, release the cases, and hand what was measured to
+:mod:`tfperf.measure.supervise.records`, which builds the result, noise, scenario and
+breakdown records. Which case's output the others check theirs against is
+:mod:`tfperf.measure.supervise.reference`.
 
 A scenario has one arrival pattern (:mod:`tfperf.arrival`): back to back, each slot's
 block of a round is calls timed together; under a per-request pattern it is a block of
@@ -18,71 +21,38 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TypedDict, cast
+from typing import cast
 
 from ... import stats
 from ...arrival import ArrivalRecord, Pattern
-from ...cases import Case
-from ...store.ids import env_id, key_hash
-from ...store.record_types import (
-    Breakdown,
-    Environment,
-    Interleave,
-    Key,
-    Noise,
-    Percentile,
-    Result,
-    ScenarioStoppedBy,
-    Status,
-    StoppedBy,
-    Summary,
-    Tail,
-    Timing,
-)
+from ...store.ids import env_id
+from ...store.record_types import Breakdown, Environment, Noise, Result, Status
 from ...store.record_types import Scenario as ScenarioRecord
 from ..env import envinfo, hygiene
 from ..worker.protocol import (
     Answer,
     BreakdownDone,
     BreakdownTask,
-    CaseFields,
     CaseTask,
     Command,
-    CompareWith,
     Prepared,
     SampleCommand,
     Sampled,
     WorkerResult,
 )
-from . import arrivals
+from . import arrivals, records
 from .pool import Pool, WorkerGone, WorkerHandle
+from .reference import OutputReference, preparing_order
 from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
+from .tasks import Task
 
 # A request's latency is stored to 4 significant digits (0.01%, far inside any interval):
 # about 10 bytes each in the file, so a result of 15 rounds of 50 requests adds some 7.5 KB.
 LATENCY_DIGITS = 4
-MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
 CALIBRATION_ROUNDS = 7       # back-to-back blocks per case before a per-request pattern's rounds
-
-
-@dataclass
-class Task:
-    """One thing a worker does: measure a case, or sample where a call spends its time."""
-
-    id: str
-    kind: Literal["case", "breakdown"]
-    case: Case
-    key: Key
-    payload: CaseFields           # BreakdownFields for a breakdown
-
-    def worker_payload(self) -> CaseTask:
-        task = cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
-        if self.kind == "case" and self.case.arrival.per_request:
-            task["arrival"] = self.case.arrival.record()
-        return task
 
 
 @dataclass
@@ -96,35 +66,14 @@ class Outcome:
     environments: dict[str, Environment] = field(default_factory=dict)
 
 
-def failure(status: Status, error: str) -> WorkerResult:
-    now = envinfo.now_iso()
-    return {"status": status, "error": error, "first_call_s": None, "warmup": None, "timing": None,
-            "output": None, "setup_s": None, "metrics": {}, "started_at": now, "finished_at": now,
-            "duration_s": 0.0}
-
-
-def record(task: Task, worker_result: Mapping[str, object], env: str | None) -> Result:
-    """A result record: the case, its key and what its worker measured (a ``WorkerResult``,
-    its timing completed from the rounds, and the interleave)."""
-    c = task.case
-    return cast(Result, {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
-                         "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
-                         "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result})
-
-
-class _OutputCheck(TypedDict, total=False):
-    """What a prepare command adds to the case for the output check (see ``_output_check``)."""
-
-    save_reference: str
-    compare_with: CompareWith
-
-
 _WHY: dict[str, Status] = {"timeout": "timeout", "memory": "crashed", "eof": "crashed", "exited": "crashed"}
 
 
 class ScenarioRun:
     """One interleave of ``tasks`` (cases of one topic and parameter combination, in one
-    or more settings groups) with ``baseline`` among them."""
+    or more settings groups) with ``baseline`` among them: its workers supervised, its
+    cases prepared, its rounds taken; :mod:`~tfperf.measure.supervise.records` builds
+    what it leaves to store."""
 
     def __init__(self, pool: Pool, tasks: list[Task], baseline: Task, rule: RoundRule, seed: str,
                  breakdowns: list[Task], on_progress: Callable[[str, bool], None],
@@ -139,8 +88,8 @@ class ScenarioRun:
         self.envs: dict[str, str | None] = {}        # group -> env id of its worker
         self.groups = {t.case.group_key for t in tasks}
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
-        self.reference_file = Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz"  # set by run()
-        self.output_reference: Task | None = None    # whose output the other groups check against
+        # Whose output the other groups check against, and its file (a temporary folder's, set by run()).
+        self.outputs = OutputReference(Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz")
         self.arrival = baseline.case.arrival         # the scenario's pattern: every case's
         self.arrival_records: dict[str, ArrivalRecord] = {}   # task id -> its pattern, as stored (_calibrate)
 
@@ -197,7 +146,7 @@ class ScenarioRun:
             return self._ask(task, cmd, timeout_s, retry=False)
 
     def _fail(self, task: Task, status: Status, error: str) -> None:
-        self.failed[task.id] = failure(status, error)
+        self.failed[task.id] = records.failure(status, error)
         self.prepared.pop(task.id, None)
         self.on_progress(task.id, True)
 
@@ -210,25 +159,12 @@ class ScenarioRun:
         self._reprepare(task.case.group_key)
 
     # -- preparing --------------------------------------------------------------------------
-    def _output_check(self, task: Task) -> _OutputCheck:
-        """What the task's worker needs to check its output against the scenario's output
-        reference: the baseline (the reference variant under the baseline settings), or,
-        when that could not run (Keras 3 before TensorFlow 2.16), the first reference
-        variant of another group that did. It saves its first output to a file of this
-        scenario; the cases of the other settings groups compare with that file, the
-        cases of its own group in-process, as before."""
-        ref = self.output_reference
-        if ref is None:
-            return {"save_reference": str(self.reference_file)} if task.case.is_reference else {}
-        if task.id == ref.id:
-            return {"save_reference": str(self.reference_file)}
-        if task.case.group_key != ref.case.group_key and self.reference_file.exists():
-            return {"compare_with": {"path": str(self.reference_file), "case_id": ref.case.case_id}}
-        return {}
-
     def _prepare(self, task: Task, again: bool = False) -> None:
+        """The task set up in its group's worker, with what its output check needs
+        (:meth:`OutputReference.check`): prepared, or failed with its worker's status.
+        ``again``: in a new worker after the first died, its first prepare result kept."""
         self.on_progress(task.id, False)
-        payload: CaseTask = {**task.worker_payload(), **self._output_check(task)}
+        payload: CaseTask = {**task.worker_payload(), **self.outputs.check(task)}
         try:
             msg = self._ask(task, {"cmd": "prepare", "task": payload}, task.case.timeout_s)
         except WorkerGone as gone:
@@ -238,9 +174,7 @@ class ScenarioRun:
                 self._gone(task, gone, "while preparing")
             return
         result = cast(Prepared, msg).get("result") or {}
-        if self.output_reference is None and result.get("status") == "ok" and task.case.is_reference \
-                and self.reference_file.exists():
-            self.output_reference = task
+        self.outputs.after_prepare(task, result.get("status"))
         if result.get("status") != "ok":
             self._fail(task, cast(Status, str(result.get("status") or "error")), str(result.get("error")))
             self.failed[task.id] = result
@@ -257,28 +191,42 @@ class ScenarioRun:
 
     # -- the rounds ---------------------------------------------------------------------------
     def slots(self) -> list[Slot]:
+        """The slots that take a block in a round: every prepared case, and the baseline's
+        second block (its A/A pair) while the baseline is prepared."""
         out = [Slot(t.case.group_key, t.id) for t in self.tasks if t.id in self.prepared]
         if self.baseline.id in self.prepared:
             out.append(Slot(self.baseline.case.group_key, self.baseline.id, aa=True))
         return out
 
     def run(self) -> Outcome:
+        """The scenario measured: its records, with the output reference's file in a
+        temporary folder that lasts as long as the scenario."""
         with tempfile.TemporaryDirectory(prefix="tfperf-ref-") as tmp:
-            self.reference_file = Path(tmp) / "baseline-output.npz"
+            self.outputs.file = Path(tmp) / "baseline-output.npz"
             return self._run()
 
     def _run(self) -> Outcome:
         before = hygiene.snapshot(self.pool.pids())
         t0 = time.monotonic()
-        # The baseline first: its output is the reference every settings group checks
-        # against; then the other groups' reference variants, one of which takes over
-        # when the baseline cannot run.
-        for task in sorted(self.tasks, key=lambda t: (t.id != self.baseline.id, not t.case.is_reference)):
+        for task in preparing_order(self.tasks, self.baseline):
             if task.id not in self.failed:
                 self._prepare(task)
         by_id = {t.id: t for t in self.tasks}
         self._calibrate(by_id)
         self._scale_budget()
+        rounds, stopped_by, seconds_rounds = self._rounds(by_id)
+        self._release()
+        self._collect(rounds, stopped_by)
+        self._breakdowns()
+        after = hygiene.snapshot(self.pool.pids())
+        self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
+        return self.out
+
+    def _rounds(self, by_id: dict[str, Task]) -> tuple[Rounds, str, float]:
+        """The interleaved rounds, until the rule says stop or no case is left: each round
+        a block of every slot the rule has not settled, in the round's seeded order (sent ``warm`` when the
+        block before ran in another process); a case that fails leaves the
+        rounds. Returns the rounds, why they stopped and how many seconds they took."""
         rounds = Rounds(baseline=self.baseline.id)
         stopped_by, t_rounds = "no_rounds", time.monotonic()
         settled: set[str] = set()
@@ -303,18 +251,16 @@ class ScenarioRun:
                 stopped_by = why
                 break
             settled = self.rule.settled(rounds, time.monotonic() - t_rounds)
-        seconds_rounds = time.monotonic() - t_rounds
+        return rounds, stopped_by, time.monotonic() - t_rounds
+
+    def _release(self) -> None:
+        """Every prepared case released in its worker; a worker gone by then fails no case."""
         for task in self.tasks:
             if task.id in self.prepared:
                 try:
                     self._ask(task, {"cmd": "release", "id": task.id}, 60.0)
                 except WorkerGone:
                     pass
-        self._collect(rounds, stopped_by, by_id)
-        self._breakdowns()
-        after = hygiene.snapshot(self.pool.pids())
-        self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
-        return self.out
 
     def _block(self, task: Task, cmd: SampleCommand, where: str) -> Sampled | None:
         """One sample command to the task's worker and its answer; None when the case
@@ -399,77 +345,34 @@ class ScenarioRun:
             rounds.drop(task.id + AA_SUFFIX)
 
     # -- records ------------------------------------------------------------------------------
-    def _timing(self, rounds: Rounds, name: str, inner_loops: int, stopped_by: str) -> Timing | None:
-        got = rounds.samples.get(name) or {}
-        if not got:
-            return None
-        idx = sorted(got)
-        samples = [float(f"{got[i]:.6g}") for i in idx]
-        out: Timing = {"inner_loops": inner_loops, "summary": cast(Summary, stats.summarize(samples).as_dict()),
-                       "samples": samples, "stopped_by": cast(StoppedBy, stopped_by), "rounds": idx}
-        latencies = rounds.latencies.get(name)
-        if latencies:
-            out["latencies"] = [latencies[i] for i in idx]
-            out["tail"] = tail_record([x for i in idx for x in latencies[i]])
-        return out
-
-    def _interleave(self) -> Interleave:
-        out: Interleave = {"id": self.id, "baseline": self.baseline.case.case_id, "seed": self.seed}
-        if self.output_reference is not None:
-            out["output_reference"] = self.output_reference.case.case_id
-        return out
-
-    def _collect(self, rounds: Rounds, stopped_by: str, by_id: dict[str, Task]) -> None:
+    def _collect(self, rounds: Rounds, stopped_by: str) -> None:
+        """Every task's result record into the outcome, and the A/A pair's noise record."""
         for task in self.tasks:
             env = self.envs.get(task.case.group_key)
-            res: dict[str, object]
-            if task.id in self.failed:
-                res = dict(self.failed[task.id])
-            else:
-                prepared = self.prepared[task.id]
-                res = dict(prepared)
-                prep = prepared.get("timing")
-                loops = int((prep["inner_loops"] if prep else None) or 1)
-                timing = self._timing(rounds, task.id, loops, stopped_by)
-                if timing is None:
-                    res = dict(failure("error", "no sample was taken (the scenario ended before its first round)"))
-                else:
-                    res["timing"] = timing
-                    self.on_progress(task.id, True)
-            res["interleave"] = self._interleave()
+            res = self._result(task, rounds, stopped_by)
+            res["interleave"] = records.interleave_record(self.id, self.baseline, self.seed, self.outputs.task)
             if self.arrival.per_request:      # failed too: its case id names the pattern
                 res["arrival"] = self.arrival_records.get(task.id) or self.arrival.record()
-            self.out.results.append(record(task, res, env))
+            self.out.results.append(records.result_record(task, res, env))
         aa = rounds.ratio(self.baseline.id, self.baseline.id + AA_SUFFIX)
         if aa is not None:
-            self.out.noise.append(self._noise(rounds, aa))
+            env = self.envs.get(self.baseline.case.group_key)
+            self.out.noise.append(records.noise_record(rounds, aa, self.baseline, env, self.id, self.arrival))
 
-    def _noise(self, rounds: Rounds, aa: tuple[float, float, float]) -> Noise:
-        """The scenario's A/A pair: the ratio of the baseline's two blocks per round (their
-        median latencies under a per-request pattern, with the ratio of their 99th
-        percentiles too)."""
-        ratio, lo, hi = aa
-        name = self.baseline.id + AA_SUFFIX
-        got = rounds.samples[name]
-        out: Noise = {
-            "case_id": self.baseline.case.case_id, "env_id": self.envs.get(self.baseline.case.group_key),
-            "key_hash": key_hash(self.baseline.key), "ratio": ratio, "ci_low": lo, "ci_high": hi,
-            "rel_noise": max(abs(ratio - 1.0), (hi - lo) / 2.0), "time": envinfo.now_iso(),
-            "interleave": self.id, "samples": [float(f"{got[i]:.6g}") for i in sorted(got)],
-            "rounds": sorted(got)}
-        if not self.arrival.per_request:
-            return out
-        out["arrival"] = self.arrival.id
-        latencies = rounds.latencies.get(name) or {}
-        out["latencies"] = [latencies[i] for i in sorted(got)]
-        first, second = rounds.paired_latencies(self.baseline.id, name)
-        if len(first) >= MIN_TAIL_ROUNDS:
-            r, r_lo, r_hi = stats.paired_quantile_ratio(first, second, 0.99)
-            out["p99"] = {"ratio": r, "ci_low": r_lo, "ci_high": r_hi,
-                          "rel_noise": max(abs(r - 1.0), (r_hi - r_lo) / 2.0)}
-        return out
+    def _result(self, task: Task, rounds: Rounds, stopped_by: str) -> dict[str, object]:
+        """What the task's worker gave, its timing taken from the rounds (the case is then
+        finished); its failure when it failed, or when the rounds took no sample of it."""
+        if task.id in self.failed:
+            return dict(self.failed[task.id])
+        res = records.timed(self.prepared[task.id], rounds, task.id, stopped_by)
+        if res is None:
+            return dict(records.failure("error", "no sample was taken (the scenario ended before its first round)"))
+        self.on_progress(task.id, True)
+        return res
 
     def _breakdowns(self) -> None:
+        """Each breakdown task sampled in its worker, its record into the outcome; one that
+        fails is logged and left out, and one whose case is not in this TensorFlow skipped."""
         for task in self.breakdowns:
             failed = self.failed.get(task.case.case_id)
             if failed is not None and failed.get("status") == "unavailable":
@@ -485,44 +388,23 @@ class ScenarioRun:
             finally:
                 self.on_progress(task.id, True)
             if msg.get("type") == "breakdown":
-                c = task.case
-                self.out.breakdowns.append({"case_id": c.case_id, "topic": c.topic, "variant": c.variant,
-                                            "params": c.params, "settings": c.settings,
-                                            "key_hash": key_hash(task.key),
-                                            "env_id": self.envs.get(c.group_key),
-                                            **cast(BreakdownDone, msg)["breakdown"]})
+                self.out.breakdowns.append(records.breakdown_record(
+                    task, self.envs.get(task.case.group_key), cast(BreakdownDone, msg)["breakdown"]))
             else:
                 self.log(f"\nbreakdown {task.id} failed: {msg.get('error')}")
 
     def _scenario_record(self, rounds: Rounds, stopped_by: str, before: hygiene.Snapshot, after: hygiene.Snapshot,
                          seconds: float, seconds_rounds: float) -> None:
-        c = self.baseline.case
+        """The scenario record into the outcome, with a warning on stderr when other
+        processes kept the machine busy while it was measured."""
         cores = envinfo.cores()
         others = hygiene.others_share(before, after, cores)
-        flagged = others is not None and others > hygiene.OTHERS_LIMIT
-        if flagged:
+        scenario = records.scenario_record(
+            self.id, self.baseline, self.tasks, rounds, stopped_by, seed=self.seed, arrival=self.arrival,
+            workers=len(self.groups), tighten=self.rule.tighten, seconds=seconds, seconds_rounds=seconds_rounds,
+            before=before, after=after, others=others)
+        if scenario["loaded"]:
+            c = self.baseline.case
             self.log(f"\nwarning: {c.topic}/{c.scenario_id} was measured while other processes kept "
                      f"{others:.0%} of the machine's {cores} cores busy")
-        scenario: ScenarioRecord = {
-            "id": self.id, "topic": c.topic, "params": c.params, "runner": self.baseline.key["runner"],
-            "baseline": c.case_id, "cases": [t.case.case_id for t in self.tasks],
-            "rounds": rounds.count, "stopped_by": cast(ScenarioStoppedBy, stopped_by), "seed": self.seed,
-            "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
-            "workers": len(self.groups), "widest_rel_ci": _finite(rounds.widest(self.rule.tighten)),
-            "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),
-            "others_share": others, "loaded": flagged,
-            "time": envinfo.now_iso()}
-        if self.arrival.per_request:
-            scenario["arrival"] = self.arrival.id
         self.out.scenarios.append(scenario)
-
-
-def tail_record(latencies: list[float]) -> Tail:
-    """The stored percentiles of a result's latencies (:func:`tfperf.stats.tail`)."""
-    p50, p90, p99 = (cast(Percentile, {"value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high})
-                     for p in stats.tail(latencies))
-    return {"n": len(latencies), "p50": p50, "p90": p90, "p99": p99}
-
-
-def _finite(x: float) -> float | None:
-    return x if x == x and x not in (float("inf"), float("-inf")) else None  # noqa: PLR0124 - x != x: NaN

@@ -144,7 +144,7 @@ class PrepareTiming(TypedDict):
 
 class WorkerResult(TypedDict):
     """A case as its worker prepared it: the parent adds the case's identity and, once
-    sampled, its timing (``scenario.record``)."""
+    sampled, its timing (``supervise.records.result_record``)."""
 
     status: Status
     error: str | None

@@ -1,0 +1,164 @@
+"""The records a scenario leaves to store, built from what was measured: a result per case
+(what its worker prepared, its timing taken from the interleaved rounds), the A/A pair's
+noise record, the scenario record and the breakdowns. Plain functions over the rounds and
+the tasks; ``scenario`` calls them once the rounds have ended. No worker, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import cast
+
+from ... import stats
+from ...arrival import Arrival
+from ...store.ids import key_hash
+from ...store.record_types import (
+    Breakdown,
+    Interleave,
+    Noise,
+    Percentile,
+    Result,
+    ScenarioStoppedBy,
+    Status,
+    StoppedBy,
+    Summary,
+    Tail,
+    Timing,
+)
+from ...store.record_types import Scenario as ScenarioRecord
+from ..env import envinfo, hygiene
+from ..worker.protocol import BreakdownResult, WorkerResult
+from .rounds import AA_SUFFIX, Rounds
+from .tasks import Task
+
+MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
+
+
+def failure(status: Status, error: str) -> WorkerResult:
+    """A worker result for a case that did not get measured: ``status`` and ``error``, no
+    figures, started and finished now."""
+    now = envinfo.now_iso()
+    return {"status": status, "error": error, "first_call_s": None, "warmup": None, "timing": None,
+            "output": None, "setup_s": None, "metrics": {}, "started_at": now, "finished_at": now,
+            "duration_s": 0.0}
+
+
+def result_record(task: Task, worker_result: Mapping[str, object], env: str | None) -> Result:
+    """A result record: the case, its key and what its worker measured (a ``WorkerResult``,
+    its timing completed from the rounds, and the interleave)."""
+    c = task.case
+    return cast(Result, {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
+                         "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
+                         "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result})
+
+
+def timed(prepared: WorkerResult, rounds: Rounds, name: str, stopped_by: str) -> dict[str, object] | None:
+    """The worker's prepare result with its ``timing`` taken from the rounds' samples of slot
+    ``name`` (at the inner loops the worker calibrated, 1 if it gave none); None when the
+    rounds have no sample of it."""
+    prep = prepared.get("timing")
+    loops = int((prep["inner_loops"] if prep else None) or 1)
+    timing = timing_record(rounds, name, loops, stopped_by)
+    if timing is None:
+        return None
+    res: dict[str, object] = dict(prepared)
+    res["timing"] = timing
+    return res
+
+
+def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: str) -> Timing | None:
+    """The stored timing of slot ``name``: its samples (6 significant digits) in round order,
+    their summary and the rounds they came from; under a per-request pattern each round's
+    latencies and their percentiles too. None when the slot has no sample."""
+    got = rounds.samples.get(name) or {}
+    if not got:
+        return None
+    idx = sorted(got)
+    samples = [float(f"{got[i]:.6g}") for i in idx]
+    out: Timing = {"inner_loops": inner_loops, "summary": cast(Summary, stats.summarize(samples).as_dict()),
+                   "samples": samples, "stopped_by": cast(StoppedBy, stopped_by), "rounds": idx}
+    latencies = rounds.latencies.get(name)
+    if latencies:
+        out["latencies"] = [latencies[i] for i in idx]
+        out["tail"] = tail_record([x for i in idx for x in latencies[i]])
+    return out
+
+
+def tail_record(latencies: list[float]) -> Tail:
+    """The stored percentiles of a result's latencies (:func:`tfperf.stats.tail`)."""
+    p50, p90, p99 = (cast(Percentile, {"value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high})
+                     for p in stats.tail(latencies))
+    return {"n": len(latencies), "p50": p50, "p90": p90, "p99": p99}
+
+
+def interleave_record(interleave: str, baseline: Task, seed: str, output_reference: Task | None) -> Interleave:
+    """What each result stores of its interleave: its id, the baseline's case id, the seed of
+    its round order and, once one saved its output, the output reference's case id."""
+    out: Interleave = {"id": interleave, "baseline": baseline.case.case_id, "seed": seed}
+    if output_reference is not None:
+        out["output_reference"] = output_reference.case.case_id
+    return out
+
+
+def noise_record(rounds: Rounds, aa: tuple[float, float, float], baseline: Task, env: str | None,
+                 interleave: str, arrival: Arrival) -> Noise:
+    """The scenario's A/A pair: the ratio ``aa`` (with its interval) of the baseline's two
+    blocks per round (their median latencies under a per-request pattern, with the ratio of
+    their 99th percentiles too, from ``MIN_TAIL_ROUNDS`` rounds in common)."""
+    ratio, lo, hi = aa
+    name = baseline.id + AA_SUFFIX
+    got = rounds.samples[name]
+    out: Noise = {
+        "case_id": baseline.case.case_id, "env_id": env,
+        "key_hash": key_hash(baseline.key), "ratio": ratio, "ci_low": lo, "ci_high": hi,
+        "rel_noise": max(abs(ratio - 1.0), (hi - lo) / 2.0), "time": envinfo.now_iso(),
+        "interleave": interleave, "samples": [float(f"{got[i]:.6g}") for i in sorted(got)],
+        "rounds": sorted(got)}
+    if not arrival.per_request:
+        return out
+    out["arrival"] = arrival.id
+    latencies = rounds.latencies.get(name) or {}
+    out["latencies"] = [latencies[i] for i in sorted(got)]
+    first, second = rounds.paired_latencies(baseline.id, name)
+    if len(first) >= MIN_TAIL_ROUNDS:
+        r, r_lo, r_hi = stats.paired_quantile_ratio(first, second, 0.99)
+        out["p99"] = {"ratio": r, "ci_low": r_lo, "ci_high": r_hi,
+                      "rel_noise": max(abs(r - 1.0), (r_hi - r_lo) / 2.0)}
+    return out
+
+
+def breakdown_record(task: Task, env: str | None, breakdown: BreakdownResult) -> Breakdown:
+    """A breakdown record: the case, its key's hash and its worker's environment, and where
+    its calls spent their time."""
+    c = task.case
+    return {"case_id": c.case_id, "topic": c.topic, "variant": c.variant, "params": c.params,
+            "settings": c.settings, "key_hash": key_hash(task.key), "env_id": env, **breakdown}
+
+
+def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], rounds: Rounds, stopped_by: str, *,
+                    seed: str, arrival: Arrival, workers: int, tighten: Sequence[tuple[str, str]],
+                    seconds: float, seconds_rounds: float, before: hygiene.Snapshot, after: hygiene.Snapshot,
+                    others: float | None) -> ScenarioRecord:
+    """The scenario record: its cases and baseline, how many rounds and why they stopped, how
+    long it took, its widest relative interval (``Rounds.widest``: the speedups over the
+    baseline, the A/A noise floor and the pairs in ``tighten``) and its A/A noise, and the
+    machine before and after, with ``others``, the share of its cores that other processes
+    kept busy (``loaded`` above ``hygiene.OTHERS_LIMIT``)."""
+    c = baseline.case
+    scenario: ScenarioRecord = {
+        "id": interleave, "topic": c.topic, "params": c.params, "runner": baseline.key["runner"],
+        "baseline": c.case_id, "cases": [t.case.case_id for t in tasks],
+        "rounds": rounds.count, "stopped_by": cast(ScenarioStoppedBy, stopped_by), "seed": seed,
+        "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
+        "workers": workers, "widest_rel_ci": _finite(rounds.widest(tighten)),
+        "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),
+        "others_share": others, "loaded": others is not None and others > hygiene.OTHERS_LIMIT,
+        "time": envinfo.now_iso()}
+    if arrival.per_request:
+        scenario["arrival"] = arrival.id
+    return scenario
+
+
+def _finite(x: float) -> float | None:
+    """``x``, or None for NaN and the infinities (which JSON cannot hold)."""
+    return x if x == x and x not in (float("inf"), float("-inf")) else None  # noqa: PLR0124 - x != x: NaN
