@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tfperf.render.charts.charts import MAX_SERIES, PALETTE, ChartError, chart_spec, has_trend, log_ticks
+from tfperf.render.charts.topic_chart import MAX_SERIES, PALETTE, ChartError, chart_spec, has_trend, log_ticks
 from tfperf.render.charts.settings_chart import settings_chart_spec
 
 

@@ -30,7 +30,7 @@ from ...analyse import (
     runner_name,
 )
 from ..charts.chart_words import chart_alt, runner_names, settings_alt
-from ..charts.charts import ChartError, chart_specs, has_trend
+from ..charts.topic_chart import ChartError, chart_specs, has_trend
 from ..page.context import (
     DATA_URL,
     SCHEMA_URL,

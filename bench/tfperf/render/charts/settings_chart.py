@@ -20,7 +20,7 @@ from typing import Any
 import altair as alt
 
 from ...analyse import ChartRow
-from .charts import (
+from .topic_chart import (
     PALETTE,
     ChartError,
     _axis_values,

@@ -4,7 +4,7 @@ release with its 95% CI, one colour per scenario, the 1× line dashed.
 It draws the rows :func:`tfperf.analyse.judge.version_verdicts.speedup_rows` computed; every
 release measured has its place on the x axis, also where the claim has no point (not
 available, not measured), so a gap reads as a gap. The same conventions as the other
-charts (:mod:`tfperf.render.charts.charts`): Okabe-Ito colours, a log axis with 1-2-5 ticks when
+charts (:mod:`tfperf.render.charts.topic_chart`): Okabe-Ito colours, a log axis with 1-2-5 ticks when
 the speedups span more than a decade, the legend below, a width docs/assets/tfperf.js
 narrows to a phone's column.
 """
@@ -17,7 +17,7 @@ import altair as alt
 
 from ...analyse import Finding, SpeedupRow
 from ..page.html import times
-from .charts import PALETTE, log_ticks, wrap_title
+from .topic_chart import PALETTE, log_ticks, wrap_title
 
 SHAPES = {Finding.FASTER: "triangle-up", Finding.SLOWER: "triangle-down", Finding.SAME: "circle",
           Finding.UNCLEAR: "diamond"}
