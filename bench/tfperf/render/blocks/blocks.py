@@ -29,8 +29,9 @@ from ...analyse import (
     release_key,
     runner_name,
 )
+from ..charts.builder import ChartError
 from ..charts.chart_words import chart_alt, runner_names, settings_alt
-from ..charts.charts import ChartError, chart_specs, has_trend
+from ..charts.topic_chart import chart_specs, has_trend
 from ..page.context import (
     DATA_URL,
     SCHEMA_URL,

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...analyse import RULE, ChartRow, Dataset, question_answers
+from ..charts.builder import ChartError
 from ..charts.chart_words import chart_alt, runner_names, settings_alt
-from ..charts.charts import ChartError, chart_specs
+from ..charts.topic_chart import chart_specs
 from ..page.context import Context as PageContext
 from ..page.embed import SvgCache, chart_html
 from ..page.html import Markup, element, h, join, table
