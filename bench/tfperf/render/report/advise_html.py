@@ -1,6 +1,6 @@
 """``tfperf advise``: the answers about the reader's model as one self-contained HTML page:
 the same words as the terminal (:mod:`.advise_text`), the same charts as the site's topic
-pages (the Vega-Lite specs of :mod:`.charts` and :mod:`.settings_chart`, drawn by the
+pages (the Vega-Lite specs of :mod:`..charts.topic_chart` and :mod:`..charts.settings_chart`, drawn by the
 vendored Vega, Vega-Lite and vega-embed, inlined so that the page opens offline and loads
 nothing outside itself), the machine and versions the results record, what the guide found
 on the published runner beside each answer, and what failed or gave a wrong output.
