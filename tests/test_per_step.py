@@ -20,16 +20,9 @@ from tfperf.analyse import analyse
 from tfperf.analyse.dataset import load_topics
 from tfperf.analyse.judge.claims import ClaimResult, check_claim
 from tfperf.analyse.judge.effects import Finding, Verdict
-from tfperf.analyse.judge.per_step import (
-    PARAM_KEY,
-    fit_samples,
-    line,
-    per_step_ratio,
-    step_groups,
-    step_scenarios,
-    with_step_param,
-)
+from tfperf.analyse.judge.per_step import fit_samples, line, per_step_ratio, step_groups, step_scenarios
 from tfperf.analyse.load.records import Measurement
+from tfperf.cases import PARAM_KEY, with_step_param
 from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.render.blocks.blocks import Context, render_block

@@ -18,7 +18,6 @@ from ..store.record_types import ResultsDoc
 from .judge.arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
 from .judge.breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .judge.claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
-from .judge.per_step import with_step_param
 from .judge.ratios import RatioCache
 from .judge.scenarios import Recommendation, Scenario, exclusion_reason, recommend, scenarios
 from .judge.settings import SettingsSpeedup, settings_speedups
@@ -69,7 +68,7 @@ def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[s
         topics[t.name] = TopicInfo(
             name=t.name, title=t.title, snippet_hash=t.snippet_hash, source_hashes=t.source_hashes,
             default=t.default, reference=t.reference,
-            claims=tuple(with_step_param(c, t.per_step) for c in t.claims),
+            claims=tuple(t.claims),
             variant_labels=dict(t.display), groups=dict(t.groups), bounds=tuple(t.bounds), yaml_path=str(path),
             param_values=order, settings_values=sorder, per_step=t.per_step,
             baseline_settings=t.baseline_settings, settings_labels=t.settings_labels,

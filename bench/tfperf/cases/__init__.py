@@ -5,7 +5,8 @@ Read:   ``load(path)`` (the topic checked completely, its grid included), ``disc
 Grid:   ``expand(topic, profile)`` -> ``Case``s, ``shard(cases, i, n)``
 Topic:  ``Topic``, ``read_yaml`` (a YAML file read within the size and depth limits)
 Rules:  ``Claim``, ``Control``, ``Question``, ``CategoryRule`` (what a topic declares),
-        ``where_holds``, ``control_applies`` (which parameters a claim or control covers)
+        ``where_holds``, ``control_applies`` (which parameters a claim or control covers),
+        ``PARAM_KEY``, ``with_step_param`` (a per-step claim's step parameter)
 
 The modules: ``topic_schema`` (the keys a topic may use and what each value must be),
 ``variant_source`` (what a variant runs, as a hash), ``topic`` (the YAML read into a
@@ -16,9 +17,21 @@ YAML, and the store read them too.
 
 from .grid import Case, discover, expand, load, shard
 from .topic import Topic, read_yaml
-from .topic_schema import CategoryRule, Claim, Control, Question, control_applies, where_holds
+from .topic_schema import (
+    PARAM_KEY,
+    PER_STEP,
+    CategoryRule,
+    Claim,
+    Control,
+    Question,
+    control_applies,
+    where_holds,
+    with_step_param,
+)
 
 __all__ = [
+    "PARAM_KEY",
+    "PER_STEP",
     "Case",
     "CategoryRule",
     "Claim",
@@ -32,4 +45,5 @@ __all__ = [
     "read_yaml",
     "shard",
     "where_holds",
+    "with_step_param",
 ]

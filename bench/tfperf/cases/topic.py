@@ -37,6 +37,7 @@ from .topic_schema import (
     number,
     require,
     shown,
+    with_step_param,
 )
 from .variant_source import source_hashes
 
@@ -83,7 +84,7 @@ class Topic:
     settings_map: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     baseline_settings: dict[str, str] = field(default_factory=dict)
     settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
-    claims: list[Claim] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)   # a per-step one with its step parameter (with_step_param)
     settings_claims: list[Claim] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)   # variant -> its short name in answers
@@ -231,6 +232,7 @@ def load_topic(path: str | Path) -> Topic:
     tolerance = {"rtol": 1e-4, "atol": 1e-5,
                  **{str(k): _number(v, path, f"tolerance.{k}") for k, v in (data.get("tolerance") or {}).items()}}
     per_call = data.get("per_call")
+    per_step = str((data.get("per_step") or {}).get("param") or "") or None
     return Topic(
         name=name, title=str(data.get("title", name)), path=path, snippet=snippet,
         snippet_hash=digest.hexdigest()[:16],
@@ -242,13 +244,14 @@ def load_topic(path: str | Path) -> Topic:
         baseline_settings={str(k): str(v) for k, v in (data.get("baseline_settings") or {}).items()},
         settings_labels={str(k): {str(a): str(b) for a, b in v.items()}
                          for k, v in (data.get("settings_labels") or {}).items()},
-        claims=list(data.get("claims") or []), settings_claims=list(data.get("settings_claims") or []),
+        claims=[with_step_param(c, per_step) for c in data.get("claims") or []],
+        settings_claims=list(data.get("settings_claims") or []),
         questions=list(data.get("questions") or []), names=_names(data, path),
         display=_display(data, path), groups=_groups(data, path), bounds=_bounds(data, path),
         controls=list(data.get("controls") or []), breakdowns=list(data.get("breakdowns") or []),
         breakdown_categories=data.get("breakdown_categories"),
         per_call=PerCall(str(per_call["divide_by"]), str(per_call.get("unit") or "unit")) if per_call else None,
-        per_step=str((data.get("per_step") or {}).get("param") or "") or None,
+        per_step=per_step,
     )
 
 

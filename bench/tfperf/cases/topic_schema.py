@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Final, TypedDict
 
 from ..arrival import MAX_GAP_S, MAX_REQUESTS, Pattern, parse_id
 from ..errors import CaseGridError
@@ -179,6 +179,8 @@ QUESTION: dict[str, Spec] = {"id": TEXT, "ask": TEXT, "claims": ListOf(TEXT), "y
 # cost per step of a line fitted over the step counts measured (analyse/judge/per_step.py), which
 # needs the topic's `per_step: {param: <parameter counting the steps of a call>}`.
 COMPARE = ("per_call", "per_step")
+PER_STEP = "per_step"                     # the ``compare:`` value that judges a claim on the cost per step
+PARAM_KEY: Final = "_per_step"            # a loaded per-step claim's key for the topic's step parameter
 
 # Settings pairs that must measure the same (analyse/judge/controls.py).
 CONTROL: dict[str, Spec] = {"id": TEXT, "text": TEXT, "variant": TEXT, "settings": GROUP, "same_as": GROUP,
@@ -205,7 +207,7 @@ class Claim(TypedDict, total=False):
     compare: str                          # one of COMPARE
     candidate_settings: dict[str, object]   # a settings claim's two groups
     baseline_settings: dict[str, object]
-    _per_step: str                        # set by the analysis: analyse.per_step.PARAM_KEY
+    _per_step: str                        # PARAM_KEY: the topic's step parameter (:func:`with_step_param`)
 
 
 class Question(TypedDict, total=False):
@@ -272,6 +274,15 @@ def where_holds(where: Mapping[str, object] | None, params: Mapping[str, object]
         if str(have).lower() not in {str(w).lower() for w in wants}:
             return False
     return True
+
+
+def with_step_param(claim: Claim, param: str | None) -> Claim:
+    """The claim as a loaded topic holds it: a ``compare: per_step`` claim carries the
+    topic's step parameter (``per_step.param``) under :data:`PARAM_KEY`, so that whoever
+    judges it needs no other part of the topic (loading makes sure there is one)."""
+    if claim.get("compare") == PER_STEP and param:
+        return {**claim, PARAM_KEY: param}
+    return claim
 
 
 def control_applies(control: Control, params: Mapping[str, object]) -> bool:

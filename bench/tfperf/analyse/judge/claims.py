@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ... import stats
-from ...cases import Claim, Control
+from ...cases import PARAM_KEY, Claim, Control
 from ..load.failures import failure_summary
 from ..load.noise import NoiseFloor
 from ..load.records import Measurement, Noise, settings_id
@@ -39,7 +39,7 @@ from .effects import (
     summary_text,
     verdict,
 )
-from .per_step import PARAM_KEY, is_per_step, per_step_ratio, step_scenarios
+from .per_step import is_per_step, per_step_ratio, step_scenarios
 from .ratios import Ratio, RatioCache
 from .scenarios import Scenario, exclusion_reason, scenarios
 from .settings import pair_noise
@@ -247,7 +247,7 @@ def _per_step_checks(claim: Claim, scs: Iterable[Scenario], noise: list[Noise]) 
     param = claim.get(PARAM_KEY)
     if not param:
         raise ValueError(f"claim {claim.get('id')!r} compares per step but was not loaded with its topic's "
-                         "per_step parameter (analyse.per_step.with_step_param)")
+                         "per_step parameter (tfperf.cases.with_step_param)")
     candidate, baseline = str(claim.get("candidate")), str(claim.get("baseline"))
     checks: list[ClaimCheck] = []
     for g in step_scenarios((sc for sc in scs if sc.matches(claim.get("where"))), str(param)):

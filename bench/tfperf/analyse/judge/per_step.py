@@ -23,19 +23,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
 from ... import stats
-from ...cases import Claim
+from ...cases import PER_STEP, Claim
 from ...store.record_types import Scalar
 from ..load.records import Measurement, params_id
 from .ratios import Ratio
 from .scenarios import Scenario
 
-PER_STEP = "per_step"          # a claim's ``compare:`` value: judge it on the cost per step
-PARAM_KEY: Final = "_per_step"       # set on such a claim when its topic is loaded: the step parameter
 N_BOOT = 2000
 SEED = 0
 MIN_PAIRED = 6                 # common rounds needed to resample two results jointly (as ratios.py)
@@ -294,14 +292,6 @@ def _apart(g: StepGroup) -> float:
     return max(times) - min(times) if times else 0.0
 
 
-def with_step_param(claim: Claim, param: str | None) -> Claim:
-    """The claim as the analysis reads it: a ``compare: per_step`` claim carries the
-    topic's step parameter under :data:`PARAM_KEY` (``topic_schema`` makes sure there is one)."""
-    if claim.get("compare") == PER_STEP and param:
-        return {**claim, PARAM_KEY: param}
-    return claim
-
-
 def is_per_step(claim: Claim) -> bool:
     return claim.get("compare") == PER_STEP
 
@@ -344,6 +334,5 @@ def headline(group: StepGroup) -> Headline | None:
                     below_zero=sum(1 for s in fitted if s.fit and s.fit.fixed.high < 0))
 
 
-__all__ = ["PARAM_KEY", "PER_STEP", "Headline", "Interval", "StepFit", "StepGroup", "StepScenario", "StepSeries",
-           "fit_samples", "headline", "is_per_step", "line", "per_step_ratio", "step_count", "step_groups",
-           "step_scenarios", "with_step_param"]
+__all__ = ["Headline", "Interval", "StepFit", "StepGroup", "StepScenario", "StepSeries", "fit_samples", "headline",
+           "is_per_step", "line", "per_step_ratio", "step_count", "step_groups", "step_scenarios"]

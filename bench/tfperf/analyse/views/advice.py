@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ...cases import Claim
+from ...cases import PARAM_KEY, Claim
 from ..dataset import Dataset
 from ..judge.claims import ClaimResult, check_claim
 from ..judge.effects import Finding, Summary, summary_text
-from ..judge.per_step import PARAM_KEY
 
 
 @dataclass(frozen=True)
