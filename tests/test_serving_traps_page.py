@@ -54,7 +54,7 @@ def test_the_metrics_table_shows_the_traps_as_wrong_output_next_to_the_path_that
     html = str(render_block(parse_block("metrics serving_formats fields=load_s,convert_s,file_bytes columns=batch"),
                             Context(ds, prefix="", svgs=SvgCache(None))))
     rows = _rows(html)
-    names = [next(ds.label("serving_formats", v) for v in ds.topics["serving_formats"].variant_labels
+    names = [next(ds.label("serving_formats", v) for v in ds.topics["serving_formats"].variants
                   if f"<td>{ds.label('serving_formats', v)}</td>" in r) for r in rows]
     by_label = dict(zip(names, rows))
     tflite, plain = ds.label("serving_formats", "tflite"), ds.label("serving_formats", "tflite_plain")

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tfperf.analyse.load.select import TopicInfo, mark_stale
-from tfperf.cases import discover
+from tfperf.analyse.load.select import mark_stale
+from tfperf.cases import Topic, discover
 from tfperf.cases.topic import load_topic
 from tfperf.cases.variant_source import source_hashes
 from tfperf.errors import CaseGridError
@@ -152,9 +152,9 @@ def test_a_comment_stales_the_file_hash_but_no_source_hash(tmp_path: Path) -> No
     assert before.source_hashes == after.source_hashes
 
 
-def _info(source_hashes: dict[str, str], snippet_hash: str = "f" * 16) -> dict[str, TopicInfo]:
-    return {"t": TopicInfo(name="t", title="t", snippet_hash=snippet_hash, default="a", reference="a", claims=(),
-                           variant_labels={}, yaml_path="t.yaml", source_hashes=source_hashes)}
+def _info(source_hashes: dict[str, str], snippet_hash: str = "f" * 16) -> dict[str, Topic]:
+    return {"t": Topic(name="t", title="t", path=Path("t.yaml"), snippet=Path("t.py"), snippet_hash=snippet_hash,
+                       source_hashes=source_hashes, variants={}, reference="a", default="a", profiles={})}
 
 
 def _measurement(variant: str, **key: str) -> Any:

@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..cases import Claim, load
+from ..cases import Claim, Topic, load
 from ..errors import ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
 from .judge.arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
@@ -33,22 +33,22 @@ from .load.records import (
     read_documents,
     settings_id,
 )
-from .load.select import TopicInfo, current, history, mark_stale, per_version
+from .load.select import current, history, mark_stale, per_version
 from .load.source import load_results
 from .load.versions import HISTORY_PROFILE, release_key
 
 
-def load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], list[TfperfError]]:
-    """What the analysis reads of each topic YAML, loaded by ``tfperf.cases.load`` as
-    ``tfperf run`` loads it (so both accept the same topics); a topic that does not load
-    is an error on the pages, not a crash."""
+def load_topics(snippets_dir: str | Path) -> tuple[dict[str, Topic], list[TfperfError]]:
+    """Each topic YAML of the folder, by its name, loaded by ``tfperf.cases.load`` as ``tfperf
+    run`` loads it (so both accept the same topics); a topic that does not load is an error
+    on the pages, not a crash."""
     topics, failed = _load_topics(snippets_dir)
     return topics, list(failed.values())
 
 
-def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[str, TfperfError]]:
+def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, Topic], dict[str, TfperfError]]:
     """The topics that load, and the error of each one that does not, by its YAML's name."""
-    topics: dict[str, TopicInfo] = {}
+    topics: dict[str, Topic] = {}
     failed: dict[str, TfperfError] = {}
     for path in sorted(Path(snippets_dir).glob("*.yaml")):
         try:
@@ -56,32 +56,14 @@ def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, TopicInfo], dict[s
         except TfperfError as exc:
             failed[path.stem] = exc
             continue
-        order: dict[str, list[Any]] = {}
-        sorder: dict[str, list[str]] = {}
-        for prof in (t.profiles[p] for p in ("full", "quick") if p in t.profiles):
-            for k, vals in prof.params.items():
-                order.setdefault(k, [])
-                order[k] += [v for v in vals if v not in order[k]]
-            for k, vals in prof.settings.items():
-                sorder.setdefault(k, [])
-                sorder[k] += [str(v) for v in vals if str(v) not in sorder[k]]
-        topics[t.name] = TopicInfo(
-            name=t.name, title=t.title, snippet_hash=t.snippet_hash, source_hashes=t.source_hashes,
-            default=t.default, reference=t.reference,
-            claims=tuple(t.claims),
-            variant_labels=dict(t.display), groups=dict(t.groups), bounds=tuple(t.bounds), yaml_path=str(path),
-            param_values=order, settings_values=sorder, per_step=t.per_step,
-            baseline_settings=t.baseline_settings, settings_labels=t.settings_labels,
-            settings_claims=tuple(t.settings_claims), controls=tuple(t.controls),
-            per_call={"divide_by": t.per_call.divide_by, "unit": t.per_call.unit} if t.per_call else None,
-            questions=tuple(t.questions), names=dict(t.names))
+        topics[t.name] = t
     return topics, failed
 
 
 @dataclass
 class Dataset:
     results_root: str
-    topics: dict[str, TopicInfo]
+    topics: dict[str, Topic]
     measurements: list[Measurement]
     noise: list[Noise]
     runners: dict[str, Runner]
@@ -122,7 +104,7 @@ class Dataset:
 
     def label(self, topic: str, variant: str) -> str:
         info = self.topics.get(topic)
-        return info.variant_labels.get(variant, variant) if info else variant
+        return info.display.get(variant, variant) if info else variant
 
     def claims_of(self, topic: str) -> list[Claim]:
         """The topic's claims: between variants, then between settings groups."""
@@ -196,7 +178,7 @@ class Dataset:
         each release (claims in the YAML's order); the headline's release is the headline."""
         if topic not in self._strips:
             info = self.topics.get(topic)
-            controls = info.controls if info is not None else ()
+            controls = info.controls if info is not None else []
             self._strips[topic] = [
                 s for c in self.claims_of(topic)
                 for s in version_strips(c, self.by_version, topic, self.noise, self.cache, controls,
@@ -295,7 +277,7 @@ class Dataset:
     def unit(self, topic: str) -> str:
         """What one timed quantity is: "call", or the YAML's ``per_call.unit`` (e.g. "step")."""
         info = self.topics.get(topic)
-        return info.per_call["unit"] if info and info.per_call else "call"
+        return info.per_call.unit if info and info.per_call else "call"
 
     def per_call_divisor(self, topic: str, params: Mapping[str, object]) -> float:
         """How many units one call does (``per_call.divide_by`` names the parameter); 1 if
@@ -303,7 +285,7 @@ class Dataset:
         info = self.topics.get(topic)
         if not (info and info.per_call):
             return 1.0
-        v = params.get(info.per_call["divide_by"])
+        v = params.get(info.per_call.divide_by)
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else 1.0
 
     def versions(self, topic: str) -> list[str]:

@@ -3,7 +3,9 @@
 
 Read:   ``load(path)`` (the topic checked completely, its grid included), ``discover(folder)``
 Grid:   ``expand(topic, profile)`` -> ``Case``s, ``shard(cases, i, n)``
-Topic:  ``Topic``, ``read_yaml`` (a YAML file read within the size and depth limits)
+Topic:  ``Topic`` (what the run and the analysis read of a topic, the reader's words for its
+        variants and values included), ``read_yaml`` (a YAML file read within the size and
+        depth limits)
 Rules:  ``Claim``, ``Control``, ``Question``, ``CategoryRule`` (what a topic declares),
         ``where_holds``, ``control_applies`` (which parameters a claim or control covers),
         ``PARAM_KEY``, ``with_step_param`` (a per-step claim's step parameter)

@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,11 @@ class PerCall:
 
 @dataclass(frozen=True)
 class Topic:
+    """A topic as loaded and checked: what the run measures (its grid, through
+    :mod:`.grid`) and what the analysis reads (its claims, questions, settings, display
+    names), and the reader's words for its variants and values. Nothing changes it once
+    loaded."""
+
     name: str
     title: str
     path: Path                            # the YAML file
@@ -99,6 +105,53 @@ class Topic:
     breakdown_categories: list[CategoryRule] | None = None
     per_call: PerCall | None = None
     per_step: str | None = None           # the parameter that counts a call's steps
+
+    @cached_property
+    def param_values(self) -> dict[str, list[Any]]:
+        """Each parameter's values in the order the YAML declares them, over the full and
+        the quick profile (the full one first)."""
+        order: dict[str, list[Any]] = {}
+        for prof in self._main_profiles():
+            for k, vals in prof.params.items():
+                order.setdefault(k, [])
+                order[k] += [v for v in vals if v not in order[k]]
+        return order
+
+    @cached_property
+    def settings_values(self) -> dict[str, list[str]]:
+        """Each setting's values (as text) in the order the YAML declares them, over the
+        full and the quick profile (the full one first)."""
+        order: dict[str, list[str]] = {}
+        for prof in self._main_profiles():
+            for k, vals in prof.settings.items():
+                order.setdefault(k, [])
+                order[k] += [str(v) for v in vals if str(v) not in order[k]]
+        return order
+
+    def _main_profiles(self) -> list[Profile]:
+        return [self.profiles[p] for p in ("full", "quick") if p in self.profiles]
+
+    def value_label(self, name: str, value: object) -> str:
+        """A parameter's or setting's value in reader words: its ``settings_labels`` text
+        when the YAML gives one, else a name as it is ("mlp") and a number with its
+        parameter ("batch 1")."""
+        labels = self.settings_labels.get(name) or {}
+        if str(value) in labels or "*" in labels:
+            return self.setting_label(name, value)
+        return str(value) if isinstance(value, str) and not value.isdigit() else f"{name} {value}"
+
+    def display_name(self, variant: str) -> str:
+        """The variant's short name (``names:``), else its display name."""
+        return self.names.get(variant) or self.display.get(variant, variant)
+
+    def setting_label(self, name: str, value: object) -> str:
+        """The YAML's ``settings_labels`` text for one value ("*" is a template), else name=value."""
+        labels = self.settings_labels.get(name) or {}
+        if str(value) in labels:
+            return labels[str(value)]
+        if "*" in labels:
+            return labels["*"].replace("{value}", str(value))
+        return f"{name}={value}"
 
 
 # Limits on what a topic may be, checked before it is built: the largest topic YAML is a

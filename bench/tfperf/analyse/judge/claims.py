@@ -278,7 +278,7 @@ def _has(settings: dict[str, str], want: Mapping[str, object]) -> bool:
 
 def check_settings_claim(claim: Claim, measurements: Iterable[Measurement], topic: str,
                          noise: list[Noise], cache: RatioCache,
-                         controls: tuple[Control, ...] = ()) -> ClaimResult:
+                         controls: Sequence[Control] = ()) -> ClaimResult:
     """A claim between two settings groups. A scenario is a runner, the parameters and the
     settings the claim does not set; ``where`` may name parameters and those settings.
     The noise floor is the larger of the two groups' floors. When one of the topic's
@@ -318,7 +318,7 @@ def check_settings_claim(claim: Claim, measurements: Iterable[Measurement], topi
 
 def check_any_claim(claim: Claim, measurements: list[Measurement], topic: str,
                     noise: list[Noise], cache: RatioCache,
-                    controls: tuple[Control, ...] = ()) -> ClaimResult:
+                    controls: Sequence[Control] = ()) -> ClaimResult:
     if is_settings_claim(claim):
         return check_settings_claim(claim, measurements, topic, noise, cache, controls)
     return check_claim(claim, scenarios(measurements, topic), noise, cache)

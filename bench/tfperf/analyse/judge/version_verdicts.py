@@ -200,7 +200,7 @@ def _cell(version: str, checks: list[ClaimCheck], expect: Finding | None, label:
 
 
 def version_strips(claim: Claim, measurements: Iterable[Measurement], topic: str, noise: list[Noise],
-                   cache: RatioCache, controls: tuple[Control, ...] = (), headline: ClaimResult | None = None,
+                   cache: RatioCache, controls: Sequence[Control] = (), headline: ClaimResult | None = None,
                    label: Labeller = plain_label, order: Sequence[str] = (),
                    values: Mapping[str, Sequence[object]] | None = None) -> list[VersionStrip]:
     """Per runner measured with two or more releases: the claim's finding in each release.

@@ -8,70 +8,16 @@ others remain history (verdicts and charts across versions).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ... import HARNESS_VERSION
-from ...cases import Claim, Control, Question
+from ...cases import Topic
 from .records import Measurement
 from .versions import HISTORY_PROFILE, is_development, release_key
 
 
-@dataclass(frozen=True)
-class TopicInfo:
-    """What the analysis needs from a topic's YAML (see tfperf.cases.Topic)."""
-
-    name: str
-    title: str
-    snippet_hash: str
-    default: str
-    reference: str
-    claims: tuple[Claim, ...]
-    variant_labels: dict[str, str]            # variant -> its display name (tfperf.cases.topic._display)
-    yaml_path: str
-    groups: dict[str, list[str]] = field(default_factory=dict)   # variants a chart shows together
-    bounds: tuple[str, ...] = ()              # variants that are limits to compare with, never recommended
-    param_values: dict[str, list[Any]] = field(default_factory=dict)   # declared order, all profiles
-    # Comparisons between process settings (e.g. cpu_threads): the group every other group
-    # is compared with, the claims that compare groups, and how to name a setting's values.
-    baseline_settings: dict[str, str] = field(default_factory=dict)
-    settings_claims: tuple[Claim, ...] = ()
-    controls: tuple[Control, ...] = ()        # settings pairs that must measure the same (analyse/judge/controls.py)
-    settings_labels: dict[str, dict[str, str]] = field(default_factory=dict)
-    settings_values: dict[str, list[str]] = field(default_factory=dict)  # declared order, all profiles
-    source_hashes: dict[str, str] = field(default_factory=dict)          # variant -> what it runs now
-    # `per_call: {divide_by: <param>, unit: <word>}`: one call does <param> units of work.
-    per_call: dict[str, str] | None = None
-    # `per_step: {param: <param>}`: a call runs <param> steps; fixed and per-step cost (analyse/judge/per_step.py).
-    per_step: str | None = None
-    questions: tuple[Question, ...] = ()      # what the page answers first (analyse/views/answers.py)
-    names: dict[str, str] = field(default_factory=dict)    # variant -> its short name in the answers
-
-    def value_label(self, name: str, value: object) -> str:
-        """A parameter's or setting's value in reader words: its ``settings_labels`` text
-        when the YAML gives one, else a name as it is ("mlp") and a number with its
-        parameter ("batch 1")."""
-        labels = self.settings_labels.get(name) or {}
-        if str(value) in labels or "*" in labels:
-            return self.setting_label(name, value)
-        return str(value) if isinstance(value, str) and not value.isdigit() else f"{name} {value}"
-
-    def display_name(self, variant: str) -> str:
-        """The variant's short name (``names:``), else its label."""
-        return self.names.get(variant) or self.variant_labels.get(variant, variant)
-
-    def setting_label(self, name: str, value: object) -> str:
-        """The YAML's `settings_labels` text for one value ("*" is a template), else name=value."""
-        labels = self.settings_labels.get(name) or {}
-        if str(value) in labels:
-            return labels[str(value)]
-        if "*" in labels:
-            return labels["*"].replace("{value}", str(value))
-        return f"{name}={value}"
-
-
-def mark_stale(measurements: Iterable[Measurement], topics: dict[str, TopicInfo],
+def mark_stale(measurements: Iterable[Measurement], topics: Mapping[str, Topic],
                harness_version: str = HARNESS_VERSION) -> None:
     """Set ``stale`` and ``stale_reason`` on each measurement, comparing its key with the
     key the current snippet and harness would give it."""

@@ -80,7 +80,7 @@ def advise(ds: Dataset, topic: str) -> Advice | None:
         per_step = ds.named(check_claim({**claim, "compare": "per_step", PARAM_KEY: info.per_step},
                                         ds.scenarios(topic), ds.noise, ds.cache), topic)
         if per_step.runners_with_data:
-            advice.per = info.per_call["unit"] if info.per_call else "step"
+            advice.per = info.per_call.unit if info.per_call else "step"
             advice.runners = _runner_advice(per_step, order)
             shortest = min(v for v in info.param_values.get(info.per_step, [0]) if isinstance(v, int))
             short = ds.named(check_claim({**claim, "where": {info.per_step: [shortest]}}, ds.scenarios(topic),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import stats
-from ...cases import Claim, Control
+from ...cases import Claim, Control, Topic
 from ...errors import TfperfError
 from ...hardware import cpu_identity, isa_class
 from ...store.record_types import Environment, ResultsDoc, Scalar
@@ -34,7 +34,7 @@ from ..judge.ratios import Ratio, RatioCache
 from ..judge.scenarios import Scenario, exclusion_reason, recommend, scenarios
 from ..load.noise import NoiseFloor, noise_floor
 from ..load.records import Measurement, Noise, back_to_back, read_documents, settings_id
-from ..load.select import TopicInfo, current, mark_stale
+from ..load.select import current, mark_stale
 
 HERE = "this machine"
 
@@ -63,7 +63,7 @@ class Side:
         return noise_floor(self.noise, self.name, settings_id(settings))
 
 
-def side(name: str, path: str | Path, doc: ResultsDoc, topics: dict[str, TopicInfo]) -> Side:
+def side(name: str, path: str | Path, doc: ResultsDoc, topics: dict[str, Topic]) -> Side:
     """One loaded results document as a :class:`Side` named ``name`` (stale results marked)."""
     every, all_noise, runners, _ = read_documents([(Path(path), doc)])
     ms, noise, _, _ = back_to_back(every, all_noise)        # the arrival patterns are not compared here yet
@@ -140,7 +140,7 @@ def _over(res: ClaimResult, runner: str, keys: set[tuple[str, str]] | None = Non
 
 
 def claim_versus(topic: str, claim: Claim, here: Side, others: list[Side],
-                 cache: RatioCache, controls: tuple[Control, ...] = (),
+                 cache: RatioCache, controls: Sequence[Control] = (),
                  label: Labeller = plain_label, order: Sequence[str] = ()) -> ClaimVersus:
     """A claim between variants or between settings groups, here and on each runner over
     the scenarios measured here."""
@@ -247,7 +247,7 @@ class Versus:
                       | {r.topic for r in self.recommendations})
 
 
-def versus(here: Side, others: list[Side], topics: dict[str, TopicInfo], cache: RatioCache | None = None,
+def versus(here: Side, others: list[Side], topics: dict[str, Topic], cache: RatioCache | None = None,
            errors: Iterable[str] = ()) -> Versus:
     """Compare ``here`` with each of ``others`` on every case measured on both."""
     cache = cache or RatioCache()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from ...analyse import (
@@ -91,7 +90,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
                                    order=order, unit=ds.unit(topic),
                                    settings_order=info.settings_values if info else None,
                                    groups=info.groups if info else None, default=default,
-                                   variants=list(info.variant_labels) if info else None,
+                                   variants=list(info.variants) if info else None,
                                    runner_names=runner_names(ds, rows))
     except ChartError as exc:
         raise DirectiveError(f"{d.text}: {exc}") from None
@@ -306,7 +305,7 @@ def block_notebook(d: Directive, ctx: Context) -> Markup:
     page = ctx.prefix + url
     ipynb = ctx.prefix + f"notebooks/{topic}.ipynb"
     info = ctx.ds.topics.get(topic)
-    snippet = Path(info.yaml_path).with_suffix(".py") if info else None
+    snippet = info.path.with_suffix(".py") if info else None
     extra = packages(snippet.read_text(encoding="utf-8")) if snippet and snippet.is_file() else []
     needs = ("TensorFlow and " + ", ".join(extra) + ", which its first cell installs") if extra else "only TensorFlow"
     colab = ctx.colab.get(topic)

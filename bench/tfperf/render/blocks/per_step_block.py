@@ -51,7 +51,7 @@ def _who(ctx: Context, topic: str, s: StepSeries) -> str:
 def _order(ctx: Context, topic: str) -> Callable[[StepSeries], tuple[Any, ...]]:
     """Settings groups in the YAML's order of values, then variants in the YAML's order."""
     info = ctx.ds.topics.get(topic)
-    variants = list(info.variant_labels) if info else []
+    variants = list(info.variants) if info else []
     values = info.settings_values if info else {}
 
     def key(s: StepSeries) -> tuple[Any, ...]:

@@ -34,8 +34,8 @@ from ..page.numbers import percent, seconds, seconds_range, times
 def _variants(ctx: Context, topic: str, *names: str) -> None:
     info = ctx.ds.topics.get(topic)
     for n in names:
-        if info is not None and n not in info.variant_labels:
-            raise DirectiveError(f"topic {topic} has no variant {n!r} (variants: {', '.join(info.variant_labels)})")
+        if info is not None and n not in info.variants:
+            raise DirectiveError(f"topic {topic} has no variant {n!r} (variants: {', '.join(info.variants)})")
 
 
 # -- settings against the baseline --------------------------------------------------------
@@ -185,7 +185,7 @@ def block_metrics(d: Directive, ctx: Context) -> Markup:
     for m in ms:
         others = {k: v for k, v in m.params.items() if k != col}
         groups[(m.runner, m.settings_id, params_id(others))].append(m)
-    variant_order = list(info.variant_labels) if info else []
+    variant_order = list(info.variants) if info else []
     out = []
     for (runner, sid, rest), gms in sorted(groups.items()):
         rows = []
@@ -293,7 +293,7 @@ def block_breakeven(d: Directive, ctx: Context) -> Markup:
         out.append(fold(f"{runner_name(ctx.ds, runner)}: {rows_text(len(rows), 'scenario')}",
                         join([ctx.fetched(t, "the table"), provenance(ctx, [m for _b, ms in items for m in ms])]), len(rows)))
     per_call = info.per_call if info else None
-    per = (f" One call is {h(per_call['divide_by'])} {h(unit)}s (the parameter of that name); "
+    per = (f" One call is {h(per_call.divide_by)} {h(unit)}s (the parameter of that name); "
            "the break-even counts calls." if per_call and unit != "call" else "")
     note = Markup("<p><small>“after N calls”: from the N-th call on, N calls of the second take no longer in total "
                   "than N calls of the first, first calls included; “never”: it is slower per call. The range uses "
@@ -310,7 +310,7 @@ def block_tenrun(d: Directive, ctx: Context) -> Markup:
     if not views:
         return no_results(ds, f"Ten-run view of {topic}")
     info = ds.topics.get(topic)
-    order = list(info.variant_labels) if info else []
+    order = list(info.variants) if info else []
     porder = info.param_values if info else {}
     by_runner: dict[str, list[Any]] = defaultdict(list)
     for m, v in views:
@@ -395,7 +395,7 @@ def block_outputs(d: Directive, ctx: Context) -> Markup:
     ms = [m for m in ds.current if m.topic == topic]
     if not ms:
         return no_results(ds, f"Output differences of {topic}")
-    variants = [v for v in info.variant_labels if v != info.reference]
+    variants = [v for v in info.variants if v != info.reference]
     ref_label = ds.label(topic, info.reference)
     porder = list(info.param_values)
     out = []

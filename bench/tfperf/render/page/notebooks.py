@@ -100,7 +100,7 @@ def project_notebooks(snippets_dir: Path) -> dict[str, str]:
         raise errors[0]
     out: dict[str, str] = {}
     for name, info in sorted(topics.items()):
-        snippet = Path(info.yaml_path).with_suffix(".py")
+        snippet = info.path.with_suffix(".py")
         if snippet.is_file():
             out[name] = topic_notebook(snippet, info.title)
     return out

@@ -87,7 +87,7 @@ def _chart(ds: Dataset, topic: str, page: PageContext) -> Markup:
             default = ds.default_variant(topic) or "the default"
             spec, _ = chart_specs(rows, view="latency", x="batch", default_label=ds.label(topic, default),
                                   order=info.param_values if info else None, unit=ds.unit(topic),
-                                  default=default, variants=list(info.variant_labels) if info else None,
+                                  default=default, variants=list(info.variants) if info else None,
                                   runner_names=runner_names(ds, rows))
             alt = chart_alt(page, topic, "latency", rows, spec)
     except ChartError as exc:

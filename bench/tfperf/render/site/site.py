@@ -123,7 +123,7 @@ class Site:
         nb_dir = self.gen_dir / "notebooks"
         nb_dir.mkdir(parents=True, exist_ok=True)
         for topic, info in sorted(self.ds.topics.items()):
-            snippet = Path(info.yaml_path).with_suffix(".py")
+            snippet = info.path.with_suffix(".py")
             if not snippet.is_file():
                 continue
             text = topic_notebook(snippet, info.title)
