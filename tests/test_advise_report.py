@@ -133,7 +133,7 @@ def test_the_chart_libraries_ship_in_the_package_data() -> None:
     shipped = {p for pattern in data["tfperf"] for p in pkg.glob(pattern) if p.is_file()}
     files = [path for _, path in vendor_files()]
     assert all((VENDOR / lib) in files for lib in LIBS) and "vendor" in VENDOR.parts[-1]
-    assert VENDOR.is_relative_to(pkg) and not set([*files, NAME_CHARTS]) - shipped
+    assert VENDOR.is_relative_to(pkg) and not {*files, NAME_CHARTS} - shipped
     scripts = chart_scripts()
     assert len(scripts) == len(LIBS) + 1 and "function tfperfNameChart(el)" in scripts[-1]
 

@@ -38,7 +38,6 @@ from ..judge.effects import (
 from ..load.records import Measurement, Runner
 from ..load.versions import minor, sort_versions
 
-
 ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlow's docs spell them
 
 

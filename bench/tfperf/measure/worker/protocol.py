@@ -18,7 +18,16 @@ if TYPE_CHECKING:
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
     from ...arrival import ArrivalRecord
     from ...cases import CategoryRule
-    from ...store.record_types import Category, Environment, Output, ProcessSettings, Scalar, Status, TopFunction, Warmup
+    from ...store.record_types import (
+        Category,
+        Environment,
+        Output,
+        ProcessSettings,
+        Scalar,
+        Status,
+        TopFunction,
+        Warmup,
+    )
 
 
 # -- the job: the first line the parent writes, before any command --------------------------
