@@ -69,12 +69,22 @@ def runner_name(ds: Dataset, label: str) -> str:
     return f"{name}, {profile} profile" if profile else name
 
 
-def short_name(hardware: str) -> str:
-    """A hardware name without its vendor: "2-core Xeon (AMX)", "2-core EPYC (AVX2)"."""
+def short_name(hardware: str, same_cores: bool = False) -> str:
+    """A hardware name without its vendor: "2-core Xeon (AMX)", "2-core EPYC (AVX2)"; and
+    without its core count when every runner has the same (``same_cores``): "EPYC (AVX2)"."""
     words = hardware.split(" ")
     if len(words) > 3 and words[0].endswith("-core") and words[1].lower() in ("intel", "amd", "apple", "arm"):
         words = [words[0], *words[2:]]
+    if same_cores and len(words) > 1 and words[0].endswith("-core"):
+        words = words[1:]
     return " ".join(words)
+
+
+def _same_cores(ds: Dataset) -> bool:
+    """Whether every runner of ``ds`` has one core count, and more than one runner does:
+    then the short names leave the count out (the footnote's full names keep it)."""
+    counts = {hardware_name(r, label).split(" ")[0] for label, r in ds.runners.items()}
+    return len(ds.runners) > 1 and len(counts) == 1 and next(iter(counts)).endswith("-core")
 
 
 @dataclass(frozen=True)
@@ -159,7 +169,8 @@ def claim_answer(ds: Dataset, topic: str, claim_id: str, arrival: str | None = N
     else:
         cand, base = ((info.display_name(str(claim.get(side))) if info else str(claim.get(side)))
                       for side in ("candidate", "baseline"))
-    runners = tuple(RunnerAnswer(r, hw, short_name(hw), _releases(cr, r), s,
+    same_cores = _same_cores(ds)
+    runners = tuple(RunnerAnswer(r, hw, short_name(hw, same_cores), _releases(cr, r), s,
                                  cr.summary_text(r, order),
                                  (summary_rest(s, order, label=cr.label, total=len(cr.mine(r)))
                                   + cr.summary_extra(r)).removeprefix("; "),
