@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from tfperf.analyse.views import regress
 from tfperf.errors import TfperfError
-from tfperf.store.disk.files import load
+from tfperf.store.files import load
 
 
 def _load(spec: str, tmp: Path) -> dict:

@@ -1,5 +1,5 @@
 """A stand-in for Windows' ``msvcrt.locking`` on Linux, so that the store's Windows locks
-(tfperf.store.disk.windows_locks) run here, between real processes too.
+(tfperf.store.lock.ByteLocks) run here, between real processes too.
 
 Like the real one, ``locking(fd, mode, n)`` locks ``n`` bytes from the descriptor's current
 position and raises OSError(EACCES) for a region that is held, and a lock belongs to the
@@ -72,8 +72,8 @@ def make() -> ModuleType:
 # through this stand-in (test_windows_store_locks.py, test_store_faults.py).
 CHILD_PRELUDE = """
 import fake_msvcrt
-from tfperf.store.disk import claims, lock
-from tfperf.store.disk.windows_locks import ByteLocks
+from tfperf.store import claims, lock
+from tfperf.store.lock import ByteLocks
 locks = ByteLocks(fake_msvcrt.make(), retry_s=0.01)
 lock.LOCKING = lock.FirstByte(locks)
 claims.RECORD_LOCKS = locks

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tfperf.store.disk.files import dumps
+from tfperf.store.files import dumps
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts" / "ci"

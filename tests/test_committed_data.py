@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tfperf.store.disk.files import dumps, load
+from tfperf.store.files import dumps, load
 from tfperf.store.write.merge import merge_docs
 
 ROOT = Path(__file__).resolve().parents[1]

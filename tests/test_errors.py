@@ -18,8 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bench" / "tfperf"
 SIGNALS = {
     "tfperf.measure.supervise.pool.WorkerGone": "a worker hung or died; the scenario stores the case as failed",
     "tfperf.measure.supervise.orchestrate._Interrupted": "SIGINT/SIGTERM; run() stops and keeps what was measured",
-    "tfperf.store.disk.files._HugeInt": "raised by a JSON parse hook; load() reports it as ResultsFileError",
-    "tfperf.store.disk.files._DuplicateKey": "raised by a JSON parse hook; load() reports it as ResultsFileError",
+    "tfperf.store.files._HugeInt": "raised by a JSON parse hook; load() reports it as ResultsFileError",
+    "tfperf.store.files._DuplicateKey": "raised by a JSON parse hook; load() reports it as ResultsFileError",
 }
 
 

@@ -18,7 +18,7 @@ import fake_run
 
 from tfperf import store
 from tfperf.measure.supervise.orchestrate import RunOptions, run
-from tfperf.store.disk.claims import Claims
+from tfperf.store.claims import Claims
 
 BENCH = fake_run.BENCH
 N = 25

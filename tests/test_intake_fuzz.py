@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tfperf import store
 from tfperf.errors import ResultsFileError
-from tfperf.store.disk.files import LIST_KEYS, MAX_DEPTH
+from tfperf.store.files import LIST_KEYS, MAX_DEPTH
 
 VALID_TEXT = (Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8")
 VALID = json.loads(VALID_TEXT)

@@ -19,7 +19,7 @@ import pytest
 from tfperf import store
 from tfperf.cli import main
 from tfperf.errors import ResultsFileError
-from tfperf.store.disk import files
+from tfperf.store import files
 
 VALID_PATH = Path(__file__).parent / "fixtures" / "results" / "valid.json"
 VALID = json.loads(VALID_PATH.read_text(encoding="utf-8"))

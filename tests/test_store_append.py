@@ -15,7 +15,7 @@ from store_records import make_doc, make_result, valid_doc
 
 from tfperf import store
 from tfperf.errors import ResultsFileError
-from tfperf.store.disk import files
+from tfperf.store import files
 from tfperf.store.write import merge
 
 append_mod = importlib.import_module("tfperf.store.write.append")   # the module: store.append is the function

@@ -62,7 +62,7 @@ def test_two_processes_appending_lose_nothing(tmp_path: Path, locks: str) -> Non
 WRITER = """
     import copy, sys
     from store_records import make_result, make_doc
-    from tfperf.store.disk import files
+    from tfperf.store import files
     files.validate = lambda doc, path=None: None  # validation is not what is tested; keep the loop fast
     path, mode = sys.argv[1], sys.argv[2]
     template = make_result(1)

@@ -1,4 +1,4 @@
-"""The store's Windows locks (msvcrt.locking on one byte, tfperf.store.disk.windows_locks) run on
+"""The store's Windows locks (msvcrt.locking on one byte, tfperf.store.lock.ByteLocks) run on
 Linux with a stand-in msvcrt (tests/fake_msvcrt.py): the results file's lock and the
 scenario claims, in this process and between processes. The POSIX locks, which Linux
 uses, stay what they were (test_store_faults.py, test_faults_concurrent.py)."""
@@ -17,9 +17,9 @@ from types import ModuleType
 import fake_msvcrt
 import pytest
 
-from tfperf.store.disk import claims, lock
-from tfperf.store.disk.claims import Claims
-from tfperf.store.disk.windows_locks import ByteLocks
+from tfperf.store import claims, lock
+from tfperf.store.claims import Claims
+from tfperf.store.lock import ByteLocks
 
 TESTS = Path(__file__).resolve().parent
 BENCH = TESTS.parent / "bench"

@@ -779,9 +779,9 @@ WINDOWS_BLOCKERS: tuple[tuple[str, str, str], ...] = (
      "a hung worker is killed with os.killpg, which Windows does not have (AttributeError)"),
     ("bench/tfperf/measure/worker/serve.py", r"os\.fdopen\(fd",
      "the worker writes to the inherited descriptor number, which means nothing in a Windows child"),
-    ("bench/tfperf/store/disk/lock.py", r"fcntl\.flock",
+    ("bench/tfperf/store/lock.py", r"fcntl\.flock",
      "the results file's lock is fcntl.flock, and without fcntl no lock at all"),
-    ("bench/tfperf/store/disk/claims.py", r"fcntl\.lockf",
+    ("bench/tfperf/store/claims.py", r"fcntl\.lockf",
      "the scenario claims are fcntl.lockf, and without fcntl no claims at all"),
 )
 WINDOWS_BRANCH = re.compile(r"os\.name\s*==\s*[\"']nt[\"']|sys\.platform\s*==\s*[\"']win32[\"']|\bmsvcrt\b")

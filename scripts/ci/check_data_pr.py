@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 from tfperf.errors import TfperfError
-from tfperf.store.disk.files import load
+from tfperf.store.files import load
 from tfperf.store.write.guard import label_problems, path_problem, removals, results_runner
 
 BOT = "github-actions[bot]"

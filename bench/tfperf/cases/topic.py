@@ -22,7 +22,7 @@ import yaml
 
 from ..arrival import BACK_TO_BACK, Arrival, Pattern
 from ..errors import CaseGridError, TfperfError
-from ..store.disk.regular import read_regular
+from ..store.files import read_regular
 from ..store.format.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import (
     ARRIVAL_KEYS,

@@ -34,9 +34,9 @@ Schema: ``SCHEMA_VERSION``, ``MIGRATIONS``, ``PROFILES``, ``NAME_RE``, ``is_name
 their modules (``tfperf.store.record_types``, ``tfperf.store.write.guard``...).
 """
 
-from .disk.claims import Claims
-from .disk.files import dumps, find_files, load, load_dir, new_doc, parse, read, results_path, write_atomic
-from .disk.lock import locked
+from .claims import Claims
+from .files import dumps, find_files, load, load_dir, new_doc, parse, read, results_path, write_atomic
+from .lock import locked
 from .format.migrate import MIGRATIONS, migrate
 from .format.schema import NAME_RE, PROFILES, SCHEMA_VERSION, is_name, schema_path
 from .format.validate import ResultsSchemaError, problems, validate

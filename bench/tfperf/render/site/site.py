@@ -34,8 +34,7 @@ from typing import Any
 
 from ...analyse import LOCAL_ROOT, Dataset, RatioCache, Sources, ThisMachine, analyse, load_sources, this_machine
 from ...errors import ResultsFileError
-from ...store.disk.files import MAX_BYTES
-from ...store.disk.regular import read_regular
+from ...store.files import MAX_BYTES, read_regular
 from ..blocks.blocks import errors_box, render_block
 from ..blocks.local_blocks import runners_section, topic_section
 from ..page.colab import Colab, colab_config

@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from ...errors import ResultsFileError
-from ..disk import files
-from ..disk.files import LIST_KEYS, assemble, load, new_doc, publish, record_line, records, write_atomic
-from ..disk.lock import locked
-from ..disk.regular import read_regular
+from .. import files
+from ..files import LIST_KEYS, assemble, load, new_doc, publish, read_regular, record_line, records, write_atomic
 from ..format.validate import short, validate
+from ..lock import locked
 from ..record_types import Environment, ResultsDoc, Runner
 from .merge import SORT_KEYS, canonical, merge_docs
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..disk.files import records
+from ..files import records
 from ..format.schema import PROFILES, is_name
 from ..record_types import ResultsDoc
 from .merge import SORT_KEYS, MergeError, canonical, merge_docs

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ResultsFileError, ResultsWriteError, TfperfError
-from ..disk.files import find_files, load, results_path, write_atomic
-from ..disk.lock import locked
+from ..files import find_files, load, results_path, write_atomic
+from ..lock import locked
 from ..record_types import ResultsDoc
 from .merge import merge_docs, record_ids
 

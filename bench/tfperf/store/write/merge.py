@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from ... import __version__
 from ...errors import TfperfError
-from ..disk.files import records
+from ..files import records
 from ..format.schema import SCHEMA_VERSION
 from ..record_types import Environment, ResultsDoc, Runner
 

@@ -4,7 +4,7 @@ doubling, its result).
 
 A claim is a lock on one byte of a sibling ``.claims`` file, at an offset derived from
 the scenario's id: a POSIX record lock (``fcntl.lockf``), or on Windows ``msvcrt.locking``
-(:mod:`tfperf.store.disk.windows_locks`; :data:`RECORD_LOCKS` is chosen once, by platform). Like
+(:class:`tfperf.store.lock.ByteLocks`; :data:`RECORD_LOCKS` is chosen once, by platform). Like
 the file's ``.lock``, the operating system releases it when its holder exits, even when it
 is killed, so no claim outlives its run; and one file holds every claim, so nothing is
 created per scenario and nothing needs cleaning up.
@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Protocol, final
 
 from .files import write_error
-from .windows_locks import ByteLocks, load
+from .lock import ByteLocks, load
 
 try:
     import fcntl
