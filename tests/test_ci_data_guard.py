@@ -1,5 +1,5 @@
 """A data pull request may add results, never remove or rewrite them, and only the benchmarks
-bot may touch the gha-* runners' files: tfperf.store.write.guard and scripts/ci/check-data-pr.sh
+bot may touch the gha-* runners' files: tfperf.store.merge and scripts/ci/check-data-pr.sh
 (run for real on a small git repository). No network, no TensorFlow."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from store_records import make_doc
 from test_ci_support import GIT_ENV, copy_ci, git, measured, venv, write_doc
 
-from tfperf.store.write.guard import label_problems, path_problem, removals
+from tfperf.store.merge import label_problems, path_problem, removals
 
 Doc = dict[str, Any]
 BOX = "data/results/box/full.json"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tfperf.store.files import dumps, load
-from tfperf.store.write.merge import merge_docs
+from tfperf.store.merge import merge_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = sorted(p for p in (ROOT / "data").rglob("results/**/*.json") if p.is_file())

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tfperf import store
-from tfperf.store.write.merge import canonical
+from tfperf.store.merge import canonical
 
 pytestmark = pytest.mark.tf
 

@@ -15,7 +15,7 @@ import fake_run
 import pytest
 
 from tfperf import store
-from tfperf.store.write.merge import canonical
+from tfperf.store.merge import canonical
 
 N = 8
 

@@ -156,7 +156,7 @@ def test_versions_a_run_did_not_record_are_filled_with_every_reference_kept() ->
     from tfperf import store
     from tfperf.measure.env.envinfo import keras_version_for
     from tfperf.store import ids
-    from tfperf.store.write.relabel import declared, fill_versions, rewrite
+    from tfperf.store.relabel import declared, fill_versions, rewrite
 
     def unrecorded_env(_: str, env: dict[str, Any]) -> None:     # as the nightly run wrote them
         env["versions"] = {**env["versions"], "tensorflow": None, "keras": None, "keras3": None, "tf_keras": None}

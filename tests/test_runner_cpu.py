@@ -15,7 +15,7 @@ from tfperf.errors import ResultsFileError
 from tfperf.measure.env import envinfo
 from tfperf.measure.supervise import cooperate, orchestrate
 from tfperf.store import ids
-from tfperf.store.write.relabel import relabel
+from tfperf.store.relabel import relabel
 
 XEON = {"cpu_model": "Intel(R) Xeon(R) Processor", "machine": "x86_64", "cores": 2,
         "isa": {"avx2": True, "avx512f": True, "amx_tile": True}}

@@ -15,10 +15,9 @@ from store_records import make_doc, make_result, valid_doc
 
 from tfperf import store
 from tfperf.errors import ResultsFileError
-from tfperf.store import files
-from tfperf.store.write import merge
+from tfperf.store import files, merge
 
-append_mod = importlib.import_module("tfperf.store.write.append")   # the module: store.append is the function
+append_mod = importlib.import_module("tfperf.store.append")   # the module: store.append is the function
 
 @pytest.fixture(autouse=True)
 def _fresh() -> None:

@@ -14,7 +14,7 @@ from store_records import FIXTURES, make_doc, make_result
 
 from tfperf import store
 from tfperf.cli import results as commands
-from tfperf.store.write.merge import canonical
+from tfperf.store.merge import canonical
 
 POOL = [make_result(i % 4, median=0.001 * (1 + i), finished_at=f"2026-05-0{1 + i % 3}T00:00:00+00:00")
         for i in range(8)] + [make_result(9, status="crashed")]

@@ -1,6 +1,6 @@
 """The data guard of a pull request (scripts/ci/check-data-pr.sh runs it): every results file
 the pull request adds, changes or deletes under data/ is compared with the base's
-(tfperf.store.write.guard):
+(tfperf.store.merge):
 
 * every path the pull request adds or changes under data/, at any depth, must be a regular
   file at data/results/<runner>/<profile>.json (or the same below a folder of data/): any
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 from tfperf.errors import TfperfError
 from tfperf.store.files import load
-from tfperf.store.write.guard import label_problems, path_problem, removals, results_runner
+from tfperf.store.merge import label_problems, path_problem, removals, results_runner
 
 BOT = "github-actions[bot]"
 BOT_BRANCH_PREFIX = "tfperf/results-"

@@ -13,7 +13,7 @@ from ..errors import ResultsFileError
 from ..store import MergeReport, find_files, load, merge_into, read, results_path, write_atomic
 from ..store.files import record_count
 from ..store.format.versions import newer_warning
-from ..store.write.relabel import relabel
+from ..store.relabel import relabel
 from .shared_options import add_data
 
 

@@ -40,9 +40,8 @@ from .lock import locked
 from .format.migrate import MIGRATIONS, migrate
 from .format.schema import NAME_RE, PROFILES, SCHEMA_VERSION, is_name, schema_path
 from .format.validate import ResultsSchemaError, problems, validate
-from .write.append import ResultExists, append
-from .write.intake import MergeReport, merge_into
-from .write.merge import MergeError, merge_docs
+from .append import ResultExists, append
+from .merge import MergeError, MergeReport, merge_docs, merge_into
 
 __all__ = [
     "MIGRATIONS", "NAME_RE", "PROFILES", "SCHEMA_VERSION", "Claims", "MergeError", "MergeReport", "ResultExists",

@@ -15,11 +15,11 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from ...errors import ResultsFileError
-from .. import ids
-from ..format.schema import NAME_RULE, is_name
-from ..format.validate import validate
-from ..record_types import ResultsDoc
+from ..errors import ResultsFileError
+from . import ids
+from .format.schema import NAME_RULE, is_name
+from .format.validate import validate
+from .record_types import ResultsDoc
 
 EnvChange = Callable[[str, dict[str, Any]], None]          # (env id, env): edits env in place
 KeyChange = Callable[[str | None, dict[str, Any]], None]   # (env id of the result, key): in place
