@@ -23,7 +23,7 @@ from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.directives import parse_block, parse_inline
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.site.inline import render_inline
-from tfperf.store.format.versions import newer_than_this, release
+from tfperf.store.merge import newer_than_this, release
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -15,8 +15,7 @@ from tfperf.analyse.load import records
 from tfperf.cases import topic as topic_module
 from tfperf.cases.topic import Topic, load_topic
 from tfperf.errors import CaseGridError, TfperfError
-from tfperf.store import ids
-from tfperf.store.format import schema
+from tfperf.store import ids, schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +32,7 @@ def _load(tmp_path: Path, data: dict[str, Any]) -> Topic:
 def test_cases_uses_the_schema_names() -> None:
     assert topic_module.PROFILES is schema.PROFILES
     for module in (cases, topic_module):
-        assert not hasattr(module, "NAME_RE"), "one NAME_RE, in store/format/schema.py"
+        assert not hasattr(module, "NAME_RE"), "one NAME_RE, in store/schema.py"
 
 
 @pytest.mark.parametrize("change, field", [

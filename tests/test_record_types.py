@@ -14,7 +14,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 import pytest
 
 from tfperf.store import record_types as rt
-from tfperf.store.format.schema import schema_path
+from tfperf.store.schema import schema_path
 
 SCHEMA: dict[str, Any] = json.loads(Path(schema_path(2)).read_text(encoding="utf-8"))
 DEFS: dict[str, Any] = SCHEMA["$defs"]

@@ -18,7 +18,7 @@ from tfperf.cli import results as commands
 from tfperf.errors import ResultsFileError
 
 # The package re-exports the function migrate(); the module holds the registry.
-migrate_mod = importlib.import_module("tfperf.store.format.migrate")
+migrate_mod = importlib.import_module("tfperf.store.schema")
 
 
 # -- validation: every bad fixture names its file and field, in one line ------------------

@@ -20,8 +20,8 @@ from typing import Any
 from ..arrival import BACK_TO_BACK, Arrival, suffix
 from ..budget import Budget
 from ..store import ids
-from ..store.format.schema import NAME_RULE, is_name
 from ..store.record_types import ProcessSettings, Scalar
+from ..store.schema import NAME_RULE, is_name
 from .topic import Topic, load_topic
 from .topic_schema import MAX_COUNT, require, shown
 

@@ -23,7 +23,7 @@ import yaml
 from ..arrival import BACK_TO_BACK, Arrival, Pattern
 from ..errors import CaseGridError, TfperfError
 from ..store.files import read_regular
-from ..store.format.schema import NAME_RULE, PROFILES, is_name
+from ..store.schema import NAME_RULE, PROFILES, is_name
 from .topic_schema import (
     ARRIVAL_KEYS,
     LABEL_MAX,

@@ -12,7 +12,7 @@ import sys
 from ..errors import ResultsFileError
 from ..store import MergeReport, find_files, load, merge_into, read, results_path, write_atomic
 from ..store.files import record_count
-from ..store.format.versions import newer_warning
+from ..store.merge import newer_warning
 from ..store.relabel import relabel
 from .shared_options import add_data
 

@@ -81,7 +81,7 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..store.format.schema import PROFILES
+    from ..store.schema import PROFILES
 
     p = sub.add_parser("run", help="measure the cases of the topics in snippets/ on this machine")
     add_profile(p, choices=PROFILES)

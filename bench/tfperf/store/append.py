@@ -25,10 +25,10 @@ from typing import Any, cast
 from ..errors import ResultsFileError
 from . import files
 from .files import LIST_KEYS, assemble, load, new_doc, publish, read_regular, record_line, records, write_atomic
-from .format.validate import short, validate
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .record_types import Environment, ResultsDoc, Runner
+from .validate import short, validate
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
 AnyRecord = Mapping[str, object]

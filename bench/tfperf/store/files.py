@@ -31,10 +31,9 @@ from typing import Any, cast
 from .. import __version__
 from ..errors import ResultsFileError, ResultsWriteError, TfperfError
 from ..hardware import cpu_identity
-from .format.migrate import migrate
-from .format.schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name
-from .format.validate import NonFinite, field_path, non_finite, short, validate
 from .record_types import Profile, ResultsDoc, Runner
+from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name, migrate
+from .validate import NonFinite, field_path, non_finite, short, validate
 
 LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
 

@@ -1,5 +1,5 @@
 """The stored records as types: a results file (``ResultsDoc``) and what it holds, field for
-field what ``format/schema_v2.json`` allows (``tests/test_record_types.py`` holds the two equal:
+field what ``schema_v2.json`` allows (``tests/test_record_types.py`` holds the two equal:
 every property, which are required, and the JSON types of each).
 
 Types only, for mypy: ``load`` and ``validate`` check a document against the schema, and a
@@ -18,7 +18,7 @@ Scalar = str | int | float | bool                     # a parameter's value
 Status = Literal["ok", "error", "timeout", "crashed", "unavailable"]
 StoppedBy = Literal["ci", "budget", "max_samples", "max_rounds", "no_rounds"]     # one case's samples
 ScenarioStoppedBy = Literal["ci", "budget", "max_rounds", "no_rounds"]            # one scenario's rounds
-Profile = Literal["quick", "full", "history"]                                     # format.schema.PROFILES
+Profile = Literal["quick", "full", "history"]                                     # schema.PROFILES
 
 
 # -- environment ---------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from typing import Any, cast
 
 from ..errors import ResultsFileError
 from . import ids
-from .format.schema import NAME_RULE, is_name
-from .format.validate import validate
 from .record_types import ResultsDoc
+from .schema import NAME_RULE, is_name
+from .validate import validate
 
 EnvChange = Callable[[str, dict[str, Any]], None]          # (env id, env): edits env in place
 KeyChange = Callable[[str | None, dict[str, Any]], None]   # (env id of the result, key): in place

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
-from ...store.format.schema import schema_path
+from ...store.schema import schema_path
 from .embed import SvgCache
 from .fragments import FETCH_ELEMENTS, fetch_placeholder
 from .html import Markup, admonition, element, h, hidden, join, link

@@ -288,7 +288,7 @@ class Site:
             dest = data_dir / p.relative_to(self.results)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
-        from ...store.format.schema import schema_path
+        from ...store.schema import schema_path
         (site_dir / SCHEMA_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(schema_path(), site_dir / SCHEMA_URL)
         self.svgs.write_all(site_dir / SVG_URL)

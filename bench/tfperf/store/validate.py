@@ -21,11 +21,11 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from ...errors import ResultsFileError
-from ...hardware import cpu_identity
-from ...stats import median, quantile
-from .. import ids
-from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, is_name, load_schema
+from ..errors import ResultsFileError
+from ..hardware import cpu_identity
+from ..stats import median, quantile
+from . import ids
+from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, check_version, is_name, load_schema
 
 PathT = tuple[str | int, ...]
 Problem = tuple[PathT, str]
@@ -504,8 +504,6 @@ def validate(doc: Any, path: str = "<document>") -> None:
 
     The document must already be at SCHEMA_VERSION (``load`` migrates first); a newer
     version is refused with "upgrade tfperf"."""
-    from .migrate import check_version
-
     if isinstance(doc, dict) and doc.get("schema_version") != SCHEMA_VERSION:
         version = check_version(doc, path)
         raise ResultsFileError(path, "schema_version",

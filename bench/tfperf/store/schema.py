@@ -1,18 +1,55 @@
-"""Step-by-step migrations of results documents, asv ``update_to_N`` style.
+"""The results schema: the version this tfperf writes, where the packaged JSON Schema files
+(``schema_v1.json``, ``schema_v2.json``, package data) lie, the names it allows, and the
+step-by-step migrations that bring an older file up to that version.
 
-``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` one. ``migrate``
-applies them in order up to ``SCHEMA_VERSION``. Each step has a frozen fixture of the
-older version in tests/fixtures/results/ that must keep loading.
+``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` one (asv's
+``update_to_N`` style). ``migrate`` applies them in order up to ``SCHEMA_VERSION``. Each step
+has a frozen fixture of the older version in tests/fixtures/results/ that must keep loading.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Callable, Mapping
-from typing import cast
+from functools import cache
+from pathlib import Path
+from typing import Any, Final, cast
 
-from ...errors import ResultsFileError
-from .schema import SCHEMA_VERSION
+from ..errors import ResultsFileError
+
+# The version this tfperf writes. Older files are migrated up to it (``migrate``, below);
+# newer files are refused with a message telling the user to upgrade.
+SCHEMA_VERSION: Final = 2
+
+# history: the smallest grid that decides each claim, run once per TensorFlow version (tfperf run --tf).
+PROFILES = ("quick", "full", "history")
+
+# Runner labels, profiles, topics and variants end up in file names and URLs: letters,
+# digits and _ . + -, starting with a letter or digit, so "..", "a/b" or "" never pass.
+# (fullmatch, not "$": "$" would let a trailing newline through.)
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+NAME_RULE = "letters, digits and _ . + -, starting with a letter or digit, at most 64 characters"
+
+
+def is_name(value: object) -> bool:
+    return isinstance(value, str) and NAME_RE.fullmatch(value) is not None
+
+
+def schema_path(version: int = SCHEMA_VERSION) -> Path:
+    """The packaged JSON Schema file (the site's Data page publishes a copy)."""
+    return Path(__file__).with_name(f"schema_v{version}.json")
+
+
+@cache
+def load_schema(version: int = SCHEMA_VERSION) -> dict[str, Any]:
+    with schema_path(version).open(encoding="utf-8") as fh:
+        schema: dict[str, Any] = json.load(fh)
+    return schema
+
+
+# -- migrations ------------------------------------------------------------------------------
 
 # A document of any version, before validation: a JSON object whose values are not known yet.
 JsonObject = dict[str, object]
