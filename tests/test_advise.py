@@ -21,7 +21,7 @@ import pytest
 
 from tfperf import cli
 from tfperf.cases import expand, load
-from tfperf.cli.advise import DEFAULT_BUDGET_S
+from tfperf.cli.guide import DEFAULT_BUDGET_S
 from tfperf.measure.advise import probe as probe_mod
 from tfperf.measure.advise import session as session_mod
 from tfperf.measure.advise.model_file import AdviseError, ModelFile, check_dtype, check_model_path, parse_shape

@@ -17,7 +17,7 @@ import tomllib
 from advise_fixture import RUNNER, build
 
 from tfperf.analyse import Dataset, Finding, analyse
-from tfperf.cli.advise import published
+from tfperf.cli.guide import published
 from tfperf.errors import TfperfError
 from tfperf.render.report.advise_beside import PLAIN
 from tfperf.render.report.advise_html import NO_CHARTS, page

@@ -1403,7 +1403,7 @@ def test_what_the_merge_job_runs_imports_only_the_lock_and_the_standard_library(
     """If tfperf's store, CLI or regression report start importing another package, the locked
     merge job breaks: add it to pyproject.toml's dependencies and regenerate the lock."""
     code = ("import sys, json\n"
-            "import tfperf.cli, tfperf.cli.results, tfperf.store.merge, tfperf.cli.compare, "
+            "import tfperf.cli, tfperf.cli.results, tfperf.store.merge, tfperf.cli.guide, "
             "tfperf.analyse.views.regress\n"
             "tfperf.cli.build_parser()\n"
             "top = {m.split('.')[0] for m in sys.modules}\n"

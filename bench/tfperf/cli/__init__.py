@@ -4,10 +4,11 @@ one line; so is Ctrl-C (SIGINT), at any moment.
 
 * :mod:`.run`: ``run``, ``venv``, ``label`` (measure this machine);
 * :mod:`.results`: ``validate``, ``merge``, ``relabel`` (the results files);
-* :mod:`.compare`: ``compare`` (this machine against the published runners);
-* :mod:`.advise`: ``advise`` (the guide's questions on the reader's own model);
-* :mod:`.guide`: ``notebooks``, ``answers`` (the guide's own outputs);
-* :mod:`.shared_options`: every option that more than one of them takes, defined once.
+* :mod:`.guide`: ``compare`` (this machine against the published runners), ``advise`` (the
+  guide's questions on the reader's own model), ``notebooks``, ``answers`` (the guide's
+  answers and its own outputs);
+* :mod:`.shared_options`: every option that more than one of them takes, defined once;
+* ``__main__``: ``python -m tfperf.cli``, which runs :func:`main`.
 
 This module imports only the standard library and :mod:`tfperf.errors` when it is
 loaded: the commands (and the stages, jsonschema, YAML, numpy under them) are imported by
@@ -31,11 +32,11 @@ INTERRUPTED = 130             # what a shell reports for a process that SIGINT e
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from . import advise, compare, guide, results, run
+    from . import guide, results, run
 
     parser = argparse.ArgumentParser(prog="tfperf", description="Measure, store, analyse and render TensorFlow performance claims.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for commands in (run, results, compare, advise, guide):
+    for commands in (run, results, guide):
         commands.add_parsers(sub)
     return parser
 
