@@ -16,10 +16,10 @@ import pytest
 
 from tfperf import stats
 from tfperf.arrival import Arrival, Pattern
-from tfperf.budget import Budget
 from tfperf.measure.supervise.arrivals import block_seconds, mean_gap, schedule
 from tfperf.measure.worker.serve import Worker
 from tfperf.measure.worker.timing import SPIN_S, block, idle_block, open_loop_block, wait_until
+from tfperf.stats import Budget
 
 TICK = 1e-6           # what one turn of a spin on the clock lasts
 

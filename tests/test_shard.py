@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfperf.budget import Budget
 from tfperf.cases import Case, discover, expand, shard
 from tfperf.cases.topic import Topic, load_topic
+from tfperf.stats import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"

@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from tfperf.budget import Budget
 from tfperf.measure.worker.outputs import compare, to_host
 from tfperf.measure.worker.timing import calibrate, measure
+from tfperf.stats import Budget
 
 
 class FakeClock:

@@ -1,7 +1,8 @@
 """Statistics over timing samples: summaries, a distribution-free CI of the median and of
 any percentile (the tail of per-request latencies: p50, p90, p99), the paired ratio of
 interleaved rounds and its tail counterpart (and, for unpaired samples, a bootstrap CI of a
-ratio of medians), the stopping rule and the three-state verdict with its power.
+ratio of medians), the stopping rule and a profile's time budget for one case (``Budget``),
+and the three-state verdict with its power.
 
 Plain functions over lists of floats; no TensorFlow, no I/O.
 """
@@ -198,6 +199,26 @@ class StopRule:
         if elapsed_s >= self.budget_s:
             return True
         return summarize(samples).rel_ci_halfwidth <= self.target_rel_ci
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A profile's time budget for one case: the numbers of its :class:`StopRule`, and its
+    warm-up. Here, not in ``tfperf.cases``, because the worker imports it: everything the
+    worker imports must need nothing beyond the standard library, numpy and TensorFlow (the
+    worker may run in another TensorFlow version's venv, see ``tfperf.measure.env.venvs``),
+    and ``tfperf.cases`` needs PyYAML."""
+
+    min_samples: int
+    max_samples: int
+    target_rel_ci: float
+    budget_s: float
+    warmup_s: float
+    min_sample_s: float
+
+    @property
+    def stop_rule(self) -> StopRule:
+        return StopRule(self.min_samples, self.max_samples, self.target_rel_ci, self.budget_s)
 
 
 def paired_ratio(baseline: Sequence[float], candidate: Sequence[float],

@@ -12,7 +12,7 @@ Rules:  ``Claim``, ``Control``, ``Question``, ``CategoryRule`` (what a topic dec
 
 The modules: ``topic_schema`` (the keys a topic may use and what each value must be),
 ``variant_source`` (what a variant runs, as a hash), ``topic`` (the YAML read into a
-:class:`Topic`), ``grid`` (its cases). The measuring budget (``tfperf.budget``) and the
+:class:`Topic`), ``grid`` (its cases). The measuring budget (``tfperf.stats.Budget``) and the
 arrival patterns (``tfperf.arrival``) are the foundation's: the worker, which runs without
 YAML, and the store read them too.
 """

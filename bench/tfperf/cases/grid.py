@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..arrival import BACK_TO_BACK, Arrival, suffix
-from ..budget import Budget
+from ..stats import Budget
 from ..store import ids
 from ..store.record_types import ProcessSettings, Scalar
 from ..store.schema import NAME_RULE, is_name

@@ -52,8 +52,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from ...arrival import Arrival, Pattern
-from ...budget import Budget
-from ...stats import median
+from ...stats import Budget, median
 from ..env import availability, envinfo, machine
 from . import outputs, sampling
 from .outputs import to_host
