@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tfperf import stats
-from tfperf.store import ids
+from tfperf.store import record_types as ids
 
 FIXTURES = Path(__file__).parent / "fixtures" / "results"
 Doc = dict[str, Any]

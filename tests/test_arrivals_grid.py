@@ -20,7 +20,7 @@ from tfperf.arrival import BACK_TO_BACK, Arrival, Pattern
 from tfperf.errors import CaseGridError, ResultsFileError
 from tfperf.measure.supervise.records import tail_record
 from tfperf.stats import median, summarize
-from tfperf.store.ids import key_hash
+from tfperf.store.record_types import key_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "results"

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from test_intake_limits import deep_nesting, huge_int_median
 
-from tfperf.store.ids import env_id
+from tfperf.store.record_types import env_id
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

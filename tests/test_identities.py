@@ -15,7 +15,8 @@ from tfperf.analyse.load import records
 from tfperf.cases import topic as topic_module
 from tfperf.cases.topic import Topic, load_topic
 from tfperf.errors import CaseGridError, TfperfError
-from tfperf.store import ids, schema
+from tfperf.store import record_types as ids
+from tfperf.store import schema
 
 ROOT = Path(__file__).resolve().parents[1]
 

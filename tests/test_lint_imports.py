@@ -61,7 +61,8 @@ def test_lint_imports_keeps_every_contract() -> None:
 
 
 PLANTED = [
-    ("store/ids.py", "import tfperf.render", {STAGES, RENDER_ALONE}, "tfperf.store.ids -> tfperf.render"),
+    ("store/record_types.py", "import tfperf.render", {STAGES, RENDER_ALONE},
+     "tfperf.store.record_types -> tfperf.render"),
     ("analyse/planted.py", "import tensorflow", {MEASURED}, "tfperf.analyse.planted -> tensorflow"),
     ("analyse/load/noise.py", "def f():\n    from ...measure.supervise import rounds\n", {STAGES},
      "tfperf.analyse.load.noise -> tfperf.measure.supervise.rounds"),

@@ -155,7 +155,7 @@ def test_a_nightly_venv_records_its_tensorflow_and_keras_versions(tmp_path: Path
 def test_versions_a_run_did_not_record_are_filled_with_every_reference_kept() -> None:
     from tfperf import store
     from tfperf.measure.env.envinfo import keras_version_for
-    from tfperf.store import ids
+    from tfperf.store import record_types as ids
     from tfperf.store.relabel import declared, fill_versions, rewrite
 
     def unrecorded_env(_: str, env: dict[str, Any]) -> None:     # as the nightly run wrote them

@@ -17,7 +17,7 @@ from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.html import script_json, table
 from tfperf.render.site.inline import render_inline
 from tfperf.render.site.site import Site
-from tfperf.store.ids import env_id
+from tfperf.store.record_types import env_id
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
 TOPIC = "fixture_topic"

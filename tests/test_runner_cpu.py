@@ -14,7 +14,7 @@ from tfperf import hardware, store
 from tfperf.errors import ResultsFileError
 from tfperf.measure.env import envinfo
 from tfperf.measure.supervise import cooperate, orchestrate
-from tfperf.store import ids
+from tfperf.store import record_types as ids
 from tfperf.store.relabel import relabel
 
 XEON = {"cpu_model": "Intel(R) Xeon(R) Processor", "machine": "x86_64", "cores": 2,

@@ -15,7 +15,7 @@ from tfperf import store
 from tfperf.analyse.judge.ratios import RatioCache
 from tfperf.analyse.load.records import read_documents
 from tfperf.errors import ResultsFileError
-from tfperf.store.ids import key_hash
+from tfperf.store.record_types import key_hash
 
 FIXTURES = Path(__file__).parent / "fixtures" / "results"
 

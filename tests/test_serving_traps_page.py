@@ -17,7 +17,7 @@ import pytest
 from tfperf import store
 from tfperf.analyse import analyse
 from tfperf.cases.topic import load_topic
-from tfperf.store import ids
+from tfperf.store import record_types as ids
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"

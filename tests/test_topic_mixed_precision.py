@@ -24,7 +24,7 @@ from tfperf.cases.topic import load_topic
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.directives import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
-from tfperf.store.ids import env_id
+from tfperf.store.record_types import env_id
 
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "snippets" / "mixed_precision.yaml"

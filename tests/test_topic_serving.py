@@ -25,7 +25,7 @@ from tfperf.analyse import analyse
 from tfperf.analyse.judge.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
-from tfperf.store import ids
+from tfperf.store import record_types as ids
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"

@@ -19,7 +19,7 @@ from tfperf.cases.topic import load_topic
 from tfperf.cases.variant_source import source_hashes
 from tfperf.errors import CaseGridError
 from tfperf.measure.supervise.cooperate import Stored, missing
-from tfperf.store.ids import key_hash
+from tfperf.store.record_types import key_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 

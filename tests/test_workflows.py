@@ -1155,7 +1155,7 @@ def _venv() -> str:
 
 def _relabel(doc: dict[str, Any], label: str) -> dict[str, Any]:
     """The fixture as if measured on another runner: label, environment ids and keys follow."""
-    from tfperf.store import ids
+    from tfperf.store import record_types as ids
 
     doc = json.loads(json.dumps(doc))
     doc["runner"]["label"] = label

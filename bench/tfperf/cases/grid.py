@@ -19,7 +19,7 @@ from typing import Any
 
 from ..arrival import BACK_TO_BACK, Arrival, suffix
 from ..stats import Budget
-from ..store import ids
+from ..store import record_types
 from ..store.record_types import ProcessSettings, Scalar
 from ..store.schema import NAME_RULE, is_name
 from .topic import Topic, load_topic
@@ -72,7 +72,7 @@ class Case:
 
     @property
     def params_id(self) -> str:
-        return ids.params_id(self.params)
+        return record_types.params_id(self.params)
 
     @property
     def scenario_id(self) -> str:
@@ -83,11 +83,11 @@ class Case:
 
     @property
     def settings_id(self) -> str:
-        return ids.settings_id(self.settings)
+        return record_types.settings_id(self.settings)
 
     @property
     def case_id(self) -> str:
-        return ids.case_id(self.topic, self.params, self.settings, self.variant, self.aa, self.arrival.id)
+        return record_types.case_id(self.topic, self.params, self.settings, self.variant, self.aa, self.arrival.id)
 
     @property
     def group_key(self) -> str:

@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ..errors import ResultsFileError
-from . import ids
-from .record_types import ResultsDoc
+from .record_types import ResultsDoc, env_id, key_hash
 from .schema import NAME_RULE, is_name
 from .validate import validate
 
@@ -34,7 +33,7 @@ def rewrite(doc: ResultsDoc, change_env: EnvChange, change_key: KeyChange,
     envs = {}
     for old_id, env in out["environments"].items():
         change_env(old_id, cast(dict[str, Any], env))
-        new_id = ids.env_id(cast(Mapping[str, object], env))
+        new_id = env_id(cast(Mapping[str, object], env))
         env_ids[old_id] = new_id
         envs[new_id] = env
     out["environments"] = envs
@@ -45,15 +44,15 @@ def rewrite(doc: ResultsDoc, change_env: EnvChange, change_key: KeyChange,
         old_key = dict(r["key"])
         change_key(r["env_id"], cast(dict[str, Any], r["key"]))
         new_key = dict(r["key"])
-        hashes[r["key_hash"]] = ids.key_hash(new_key)
+        hashes[r["key_hash"]] = key_hash(new_key)
         r["key_hash"] = hashes[r["key_hash"]]
         if r["env_id"] is not None:
             r["env_id"] = env_ids.get(r["env_id"], r["env_id"])
         # A breakdown's key is its case's with the number of calls it sampled.
         for n in set(calls.values()):
-            before = ids.key_hash({**old_key, "breakdown_calls": n})
+            before = key_hash({**old_key, "breakdown_calls": n})
             if before in calls:
-                hashes[before] = ids.key_hash({**new_key, "breakdown_calls": n})
+                hashes[before] = key_hash({**new_key, "breakdown_calls": n})
 
     for kind in ("noise", "breakdowns"):
         for rec in cast(list[dict[str, object]], out[kind]):

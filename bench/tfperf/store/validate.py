@@ -24,7 +24,7 @@ from jsonschema.exceptions import ValidationError
 from ..errors import ResultsFileError
 from ..hardware import cpu_identity
 from ..stats import median, quantile
-from . import ids
+from .record_types import env_id, key_hash
 from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, check_version, is_name, load_schema
 
 PathT = tuple[str | int, ...]
@@ -365,8 +365,8 @@ def _rule_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
     envs = envs if isinstance(envs, dict) else {}
     for eid, env in envs.items():
         if isinstance(env, dict):
-            if ids.env_id(env) != eid:
-                yield ("environments", eid), f"env id does not match its record (expected {ids.env_id(env)})"
+            if env_id(env) != eid:
+                yield ("environments", eid), f"env id does not match its record (expected {env_id(env)})"
             if label is not None and env.get("runner") != label:
                 yield ("environments", eid, "runner"), f"{short(env.get('runner'))} differs from runner.label {short(label)}"
 
@@ -419,8 +419,8 @@ def _record_rules(kind: str, r: Mapping[str, object], at: PathT) -> list[Problem
     if kind != "results":
         return out
     key = r.get("key")
-    if isinstance(key, dict) and isinstance(r.get("key_hash"), str) and ids.key_hash(key) != r["key_hash"]:
-        out.append(((*at, "key_hash"), f"does not match the key (expected {ids.key_hash(key)})"))
+    if isinstance(key, dict) and isinstance(r.get("key_hash"), str) and key_hash(key) != r["key_hash"]:
+        out.append(((*at, "key_hash"), f"does not match the key (expected {key_hash(key)})"))
     timing = r.get("timing")
     rounds = timing.get("rounds") if isinstance(timing, dict) else None
     if isinstance(timing, dict) and isinstance(rounds, list) and len(rounds) != len(timing.get("samples") or []):

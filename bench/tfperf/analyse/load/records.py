@@ -16,9 +16,9 @@ from ...arrival import BACK_TO_BACK
 
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
-from ...store.ids import params_id as params_id  # noqa: PLC0414
-from ...store.ids import settings_id as settings_id  # noqa: PLC0414
 from ...store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
+from ...store.record_types import params_id as params_id  # noqa: PLC0414
+from ...store.record_types import settings_id as settings_id  # noqa: PLC0414
 from .versions import HISTORY_PROFILE, release_key, tf_version
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from ... import store
 from ...errors import ResultsFileError
 from ...hardware import cpu_identity
-from ...store.ids import key_hash
+from ...store.record_types import key_hash
 from .tasks import Task
 
 Ident = tuple[str, str]          # (case_id, key_hash): one case measured with one key

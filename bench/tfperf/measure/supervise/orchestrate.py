@@ -23,8 +23,7 @@ from ... import HARNESS_VERSION, stats, store
 from ...cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
 from ...errors import ResultsFileError, ResultsWriteError, TfperfError
 from ...store import Claims, ResultExists
-from ...store.ids import settings_id
-from ...store.record_types import Environment, Key, Noise
+from ...store.record_types import Environment, Key, Noise, settings_id
 from ...store.record_types import Scenario as ScenarioRecord
 from ..env import envinfo
 from ..worker.protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance

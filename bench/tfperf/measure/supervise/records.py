@@ -11,7 +11,6 @@ from typing import cast
 
 from ... import stats
 from ...arrival import Arrival
-from ...store.ids import key_hash
 from ...store.record_types import (
     Breakdown,
     Interleave,
@@ -24,6 +23,7 @@ from ...store.record_types import (
     Summary,
     Tail,
     Timing,
+    key_hash,
 )
 from ...store.record_types import Scenario as ScenarioRecord
 from ..env import envinfo, hygiene

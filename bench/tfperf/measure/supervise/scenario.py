@@ -28,8 +28,7 @@ from typing import cast
 
 from ... import stats
 from ...arrival import ArrivalRecord, Pattern
-from ...store.ids import env_id
-from ...store.record_types import Breakdown, Environment, Noise, Result, Status
+from ...store.record_types import Breakdown, Environment, Noise, Result, Status, env_id
 from ...store.record_types import Scenario as ScenarioRecord
 from ..env import envinfo, hygiene
 from ..worker.protocol import (
