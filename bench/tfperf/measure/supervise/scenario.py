@@ -84,7 +84,7 @@ class ScenarioRun:
         self.id = uuid.uuid4().hex[:16]
         self.out = Outcome()
         self.prepared: dict[str, WorkerResult] = {}  # task id -> the worker's prepare result
-        self.failed: dict[str, WorkerResult] = {}    # task id -> failure result
+        self.failed: dict[str, WorkerResult] = {}    # task id (a case task's is its case id) -> failure result
         self.envs: dict[str, str | None] = {}        # group -> env id of its worker
         self.groups = {t.case.group_key for t in tasks}
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
