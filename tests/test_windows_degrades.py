@@ -21,7 +21,7 @@ import psutil
 import pytest
 
 from tfperf.measure.env import envinfo, hygiene
-from tfperf.measure.worker import sampling
+from tfperf.measure.worker import timing as sampling
 from tfperf.measure.worker.serve import _short, _slashed
 
 WINDOWS_STACK = (

@@ -55,7 +55,7 @@ from ...arrival import Arrival, Pattern
 from ...budget import Budget
 from ...stats import median
 from ..env import availability, envinfo, machine
-from . import outputs, sampling
+from . import outputs
 from .outputs import to_host
 from .protocol import (
     Answer,
@@ -70,7 +70,8 @@ from .protocol import (
     SampleCommand,
     WorkerResult,
 )
-from .timing import Timing, block, idle_block, open_loop_block, prepare
+from .timing import Timing, block, categorise, idle_block, open_loop_block, prepare, top_functions
+from .timing import sample as sample_stacks
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -300,10 +301,10 @@ class Worker:
         call, _, _ = _prepare(task, task["fn"], task["setup"])
         for _ in range(3):
             call()
-        weights, total = sampling.sample(call, task["calls"])
+        weights, total = sample_stacks(call, task["calls"])
         weights = _slashed(weights)
         sampled = sum(weights.values()) or 1.0
-        cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker/serve.py")
+        cats = categorise(weights, task["categories"], boundary="tfperf/measure/worker/serve.py")
         del call
         self._release_if_idle()
         n = task["calls"]
@@ -315,7 +316,7 @@ class Worker:
                                   for k, v in cats.items()), key=lambda c: -c["seconds"]),
             "top_functions": [{"function": _short(f), "cumulative_s": inc / sampled * total / n,
                                "own_s": own / sampled * total / n, "calls": n}
-                              for f, inc, own in sampling.top_functions(weights)
+                              for f, inc, own in top_functions(weights)
                               if not any(m in f for m in ("tfperf/measure", "threading.py", "<frozen runpy>"))],
         }
 
