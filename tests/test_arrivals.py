@@ -17,7 +17,7 @@ import pytest
 from tfperf import stats
 from tfperf.arrival import Arrival, Pattern
 from tfperf.budget import Budget
-from tfperf.measure.supervise.arrivals import block_seconds, mean_gap, schedule
+from tfperf.measure.supervise.rounds import block_seconds, mean_gap, schedule
 from tfperf.measure.worker.serve import Worker
 from tfperf.measure.worker.timing import SPIN_S, block, idle_block, open_loop_block, wait_until
 

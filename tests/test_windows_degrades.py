@@ -20,7 +20,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tfperf.measure.env import envinfo, hygiene
+from tfperf.measure import envinfo
+from tfperf.measure.supervise import records as hygiene
 from tfperf.measure.worker import timing as sampling
 from tfperf.measure.worker.serve import _short, _slashed
 

@@ -61,7 +61,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     dtype = check_dtype(args.dtype) if args.dtype is not None else None
     batches = sorted({1, int(args.batch)})
     from ..measure.advise.model import probe
-    from ..measure.env.machine import memory_limit
+    from ..measure.envinfo import memory_limit
 
     print(f"loading {args.model} in a fresh process to read its input ...", file=sys.stderr)
     spec = probe(model, shape, dtype, batches)
