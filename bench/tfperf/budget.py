@@ -1,7 +1,7 @@
 """A profile's time budget for one case. Its own module because the worker imports it:
 everything the worker imports must need nothing beyond the standard library, numpy and
 TensorFlow (the worker may run in another TensorFlow version's venv, see
-``tfperf.measure.env.venvs``), and ``tfperf.cases`` needs PyYAML."""
+``tfperf.measure.venvs``), and ``tfperf.cases`` needs PyYAML."""
 
 from __future__ import annotations
 
