@@ -510,7 +510,7 @@ def kill_tree(pid: int) -> None:
 # -- which cases cannot exist in the worker's TensorFlow -------------------------------------
 
 
-STATUS: Final = "unavailable"
+STATUS: Final = "unavailable"         # the status of a case that cannot exist in this TensorFlow
 API_PACKAGES = ("tensorflow", "keras", "tf_keras")
 STAMP = "tfperf-venv.json"            # written by tfperf.measure.venvs into each venv
 _MISSING_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
