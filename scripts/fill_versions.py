@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tfperf import store
 from tfperf.errors import ResultsFileError
-from tfperf.measure.env.envinfo import keras_version_for, package_versions
+from tfperf.measure.envinfo import keras_version_for, package_versions
 from tfperf.store.relabel import fill_versions
 
 

@@ -58,9 +58,9 @@ def edit(results: Path) -> None:
 
 def build(folder: Path) -> Path:
     """The run's folder (topics/, results/<RUNNER>/quick.json): what ``tfperf advise --out`` holds."""
-    from tfperf.measure.advise import session
-    from tfperf.measure.advise.model_file import ModelFile
-    from tfperf.measure.advise.probe import ModelSpec
+    from tfperf.measure.advise import topics as session
+    from tfperf.measure.advise.model import ModelFile
+    from tfperf.measure.advise.model import ModelSpec
 
     folder.mkdir(parents=True, exist_ok=True)
     model = folder / MODEL

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from tfperf.measure.env import envinfo
+from tfperf.measure import envinfo
 from tfperf.measure.worker.serve import read_command, read_job  # the real protocol (no TensorFlow import)
 
 VALID = json.loads((Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))

@@ -22,10 +22,9 @@ import pytest
 from tfperf import cli
 from tfperf.cases import expand, load
 from tfperf.cli.guide import DEFAULT_BUDGET_S
-from tfperf.measure.advise import probe as probe_mod
-from tfperf.measure.advise import session as session_mod
-from tfperf.measure.advise.model_file import AdviseError, ModelFile, check_dtype, check_model_path, parse_shape
-from tfperf.measure.advise.probe import ModelSpec, answer
+from tfperf.measure.advise import model as probe_mod
+from tfperf.measure.advise import topics as session_mod
+from tfperf.measure.advise.model import AdviseError, ModelFile, ModelSpec, answer, check_dtype, check_model_path, parse_shape
 from tfperf.measure.advise.topics import CASE_IMPORTS, ROUNDS_SHARE, generate
 from tfperf.measure.supervise.orchestrate import Report, RunOptions
 
@@ -341,8 +340,8 @@ CLI = textwrap.dedent("""
     import sys
     from tfperf import cli
     from tfperf.measure.supervise import orchestrate
-    from tfperf.measure.advise import probe
-    from tfperf.measure.advise.model_file import ModelFile
+    from tfperf.measure.advise import model as probe
+    from tfperf.measure.advise.model import ModelFile
     python, *argv = sys.argv[1:]
     real_run = orchestrate.run
 

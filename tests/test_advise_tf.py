@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tfperf import cli
-from tfperf.measure.advise.model_file import AdviseError, check_model_path
-from tfperf.measure.advise.probe import probe
+from tfperf.measure.advise.model import AdviseError, check_model_path
+from tfperf.measure.advise.model import probe
 
 pytestmark = pytest.mark.tf
 

@@ -16,7 +16,7 @@ import pytest
 
 from tfperf import stats
 from tfperf.arrival import Arrival, Pattern
-from tfperf.measure.supervise.arrivals import block_seconds, mean_gap, schedule
+from tfperf.measure.supervise.rounds import block_seconds, mean_gap, schedule
 from tfperf.measure.worker.serve import Worker
 from tfperf.measure.worker.timing import SPIN_S, block, idle_block, open_loop_block, wait_until
 from tfperf.stats import Budget

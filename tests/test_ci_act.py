@@ -69,7 +69,7 @@ def test_every_job_is_green(acted: tuple[subprocess.CompletedProcess[str], Path]
 
 def test_the_bench_shard_leaves_a_valid_results_file(acted: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = acted
-    from tfperf.measure.env.envinfo import this_cpu_class
+    from tfperf.measure.envinfo import this_cpu_class
 
     label = f"gha-ubuntu24-x86_64-{this_cpu_class()}"          # {cpu} replaced by this machine's CPU class
     f = out / "store" / "artifacts" / "results-gha-ubuntu24-x86_64-{cpu}-shard1of3" / label / "quick.json"

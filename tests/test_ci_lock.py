@@ -32,7 +32,7 @@ CACHE_GLOB = "scripts/ci/*-requirements.txt"              # what the pip cache k
 # Jobs that install Python packages beyond their lock, and why that is right.
 ALSO_UNLOCKED: dict[tuple[str, str], str] = {
     ("bench.yml", "history"): "besides its locked .venv, `tfperf run --tf RELEASE` builds .venvs/tf-RELEASE with "
-                              "pip (tfperf/measure/env/venvs.py): an older TensorFlow and what that release "
+                              "pip (tfperf/measure/venvs.py): an older TensorFlow and what that release "
                               "requires is the subject of the measurement, and each result records its versions",
 }
 

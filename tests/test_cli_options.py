@@ -11,7 +11,7 @@ import pytest
 
 from tfperf.cli import build_parser
 from tfperf.cli.shared_options import run_options, runner_label
-from tfperf.measure.env import envinfo
+from tfperf.measure import envinfo
 
 # The one option name that two subcommands give two meanings: advise's output folder and the
 # folder notebooks writes the committed notebooks to.

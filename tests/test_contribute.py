@@ -12,7 +12,7 @@ from store_records import make_result
 from tfperf import store
 from tfperf.cli import build_parser
 from tfperf.measure.supervise import orchestrate
-from tfperf.measure.supervise.progress import Progress
+from tfperf.measure.supervise.orchestrate import Progress
 
 
 def test_run_flags_reach_the_options(monkeypatch: pytest.MonkeyPatch) -> None:

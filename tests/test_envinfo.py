@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tfperf.measure.env.envinfo import keras_is_legacy
+from tfperf.measure.envinfo import keras_is_legacy
 
 
 @pytest.mark.parametrize("name, legacy", [
@@ -29,7 +29,7 @@ def test_real_tf_keras_is_told_apart(legacy: str) -> None:
     import sys
     from pathlib import Path
 
-    code = "import tensorflow as tf; from tfperf.measure.env.envinfo import keras_is_legacy; print(keras_is_legacy(tf))"
+    code = "import tensorflow as tf; from tfperf.measure.envinfo import keras_is_legacy; print(keras_is_legacy(tf))"
     env = {**os.environ, "TF_USE_LEGACY_KERAS": legacy, "TF_CPP_MIN_LOG_LEVEL": "3",
            "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "bench")}
     out = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True, timeout=300)
@@ -42,7 +42,7 @@ def test_the_commit_is_the_harness_checkouts_not_the_current_directorys(tmp_path
     import subprocess
     from pathlib import Path
 
-    from tfperf.measure.env import envinfo
+    from tfperf.measure import envinfo
     here = subprocess.run(["git", "rev-parse", "HEAD"], check=False, cwd=Path(envinfo.__file__).parent,
                           capture_output=True, text=True).stdout.strip()
     monkeypatch.chdir(tmp_path)                       # not a git checkout
@@ -70,7 +70,7 @@ onednn_verbose,exec,cpu,inner_product,gemm:jit,forward_inference,src_f32::blocke
 
 
 def test_onednn_verbose_gives_its_version_isa_and_kernels() -> None:
-    from tfperf.measure.env.envinfo import parse_onednn_verbose
+    from tfperf.measure.envinfo import parse_onednn_verbose
 
     used = parse_onednn_verbose("some TensorFlow warning\n" + ONEDNN_3_LOG)
     assert used == {"version": "oneDNN v3.7.3", "isa": "Intel AVX2",
@@ -86,7 +86,7 @@ def test_onednn_is_probed_once_per_environment_and_never_fails_a_run(tmp_path) -
     import subprocess
     from types import SimpleNamespace
 
-    from tfperf.measure.env.envinfo import onednn_used
+    from tfperf.measure.envinfo import onednn_used
 
     calls: list[dict[str, str]] = []
 
@@ -112,7 +112,7 @@ def test_real_onednn_names_an_instruction_set() -> None:
     import platform
     import sys
 
-    from tfperf.measure.env.envinfo import onednn_used
+    from tfperf.measure.envinfo import onednn_used
 
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip("oneDNN is on by default only on x86")

@@ -10,7 +10,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tfperf.measure.env import hygiene
+from tfperf.measure.supervise import records as hygiene
 
 CpuTimes = namedtuple("CpuTimes", "user nice system idle iowait irq softirq steal guest guest_nice")
 ProcTimes = namedtuple("ProcTimes", "user system children_user children_system")

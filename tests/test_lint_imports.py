@@ -30,7 +30,7 @@ FACADE = "Only analyse imports its modules: the others import the package tfperf
 CLI_TOP = "Nothing imports the CLI"
 MEASURED = "Only measure imports TensorFlow, Keras or the runtimes it measures"
 ROOT_LEAF = "tfperf/__init__.py imports nothing of the package and nothing measured"
-MEASURE_ROLES = "Inside measure: advise over supervise over worker over env"
+MEASURE_ROLES = "Inside measure: advise over supervise over worker | venvs over envinfo"
 CONTRACTS = {STAGES, RENDER_READS, RENDER_ALONE, FACADE, CLI_TOP, MEASURED, ROOT_LEAF, MEASURE_ROLES}
 
 
@@ -71,7 +71,7 @@ PLANTED = [
     ("render/page/html.py", "from ...analyse.load.noise import noise_floor", {FACADE},
      "tfperf.render.page.html -> tfperf.analyse.load.noise"),
     # In advise, measure's top role: planted lower, the CLI's own imports of supervise would
-    # also break measure's roles (a chain env -> cli -> supervise).
+    # also break measure's roles (a chain envinfo -> cli -> supervise).
     ("measure/advise/topics.py", "from ... import cli", {STAGES, CLI_TOP},
      "tfperf.measure.advise.topics -> tfperf.cli"),
     ("measure/worker/timing.py", "from ..supervise import rounds", {MEASURE_ROLES},

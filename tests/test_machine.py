@@ -1,4 +1,4 @@
-"""The harness's machine and process figures come from psutil (tfperf.measure.env.machine), on
+"""The harness's machine and process figures come from psutil (tfperf.measure.envinfo), on
 Linux equal to what /proc says, and a figure psutil cannot give is None (stored as unknown),
 never 0. No TensorFlow: real processes of this machine, and psutil replaced where a test
 needs a platform this is not."""
@@ -16,8 +16,10 @@ from typing import Any
 import psutil
 import pytest
 
-from tfperf.measure.env import envinfo, hygiene, machine
+from tfperf.measure import envinfo
+from tfperf.measure import envinfo as machine
 from tfperf.measure.supervise import pool
+from tfperf.measure.supervise import records as hygiene
 from tfperf.measure.worker import serve
 
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")

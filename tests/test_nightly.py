@@ -16,7 +16,7 @@ from test_version_changes import cell, check
 from tfperf.analyse.judge.effects import Finding
 from tfperf.analyse.judge.version_verdicts import VersionStrip, _cell, steady_text, strip_text
 from tfperf.analyse.load.versions import build_date, is_development, short_labels, sort_versions
-from tfperf.measure.env import venvs
+from tfperf.measure import venvs
 from tfperf.render.blocks.version_blocks import _verdict
 
 NIGHTLY = "2.23.0-dev20261125"        # as tf.__version__ reports a tf-nightly build
@@ -141,7 +141,7 @@ def _dist(site: Path, name: str, version: str) -> None:
 def test_a_nightly_venv_records_its_tensorflow_and_keras_versions(tmp_path: Path) -> None:
     """tf-nightly, keras-nightly and tf-keras-nightly are distributions of their own: a
     run under a nightly recorded TensorFlow and Keras as None until they were looked for."""
-    from tfperf.measure.env.envinfo import keras_version_for, package_versions
+    from tfperf.measure.envinfo import keras_version_for, package_versions
 
     _dist(tmp_path, "tf-nightly", "2.23.0.dev20261026")
     _dist(tmp_path, "keras-nightly", "3.16.0.dev2026102704")
@@ -154,7 +154,7 @@ def test_a_nightly_venv_records_its_tensorflow_and_keras_versions(tmp_path: Path
 
 def test_versions_a_run_did_not_record_are_filled_with_every_reference_kept() -> None:
     from tfperf import store
-    from tfperf.measure.env.envinfo import keras_version_for
+    from tfperf.measure.envinfo import keras_version_for
     from tfperf.store import record_types as ids
     from tfperf.store.relabel import declared, fill_versions, rewrite
 

@@ -12,8 +12,9 @@ from store_records import valid_doc
 
 from tfperf import hardware, store
 from tfperf.errors import ResultsFileError
-from tfperf.measure.env import envinfo
-from tfperf.measure.supervise import cooperate, orchestrate
+from tfperf.measure import envinfo
+from tfperf.measure.supervise import orchestrate
+from tfperf.measure.supervise import orchestrate as cooperate
 from tfperf.store import record_types as ids
 from tfperf.store.relabel import relabel
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tfperf.measure.worker.sampling import categorise, sample, top_functions
+from tfperf.measure.worker.timing import categorise, sample, top_functions
 
 
 def build_pipeline():

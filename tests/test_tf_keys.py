@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tfperf.measure.env import envinfo
+from tfperf.measure import envinfo
 from tfperf.measure.supervise.orchestrate import RunOptions, plan
 
 TOPIC = {"topic": "keys", "snippet": "keys.py", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}},

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tfperf import store
-from tfperf.measure.env import venvs
+from tfperf.measure import venvs
 
 pytestmark = pytest.mark.tf
 

@@ -131,7 +131,7 @@ def test_the_rounds_tighten_each_control_pair_of_a_scenario() -> None:
     """threads={cores} against the default, per oneDNN value: the orchestrator hands the
     pairs to the round rule, so those two slots stay until their own ratio is tight."""
     from tfperf.measure.supervise.orchestrate import control_pairs
-    from tfperf.measure.supervise.tasks import Task
+    from tfperf.measure.supervise.records import Task
 
     topic = load_topic(YAML)
     cases = [c for c in expand(topic, "full", cores=2) if c.params == {"batch": 1, "model": "rnn"}]
@@ -149,7 +149,7 @@ def test_the_rounds_tighten_every_published_pair_once() -> None:
     """predict_vs_call's recommendations compare with its default (predict), not with the
     baseline (the reference): those pairs, the claims' pairs and the controls, no pair twice."""
     from tfperf.measure.supervise.orchestrate import claim_pairs, default_pairs, published_pairs
-    from tfperf.measure.supervise.tasks import Task
+    from tfperf.measure.supervise.records import Task
 
     topic = load_topic(ROOT / "snippets" / "predict_vs_call.yaml")
     cases = [c for c in expand(topic, "full", cores=2) if c.scenario_id == expand(topic, "full", cores=2)[0].scenario_id]
@@ -170,7 +170,7 @@ def test_a_control_holds_only_where_its_scenarios_are() -> None:
     convnet's, and one in history's scenarios, which do not vary the model."""
     from tfperf.cases.topic_schema import control_applies
     from tfperf.measure.supervise.orchestrate import control_pairs
-    from tfperf.measure.supervise.tasks import Task
+    from tfperf.measure.supervise.records import Task
 
     topic = load_topic(ROOT / "snippets" / "serving_formats.yaml")
     (control,) = topic.controls

@@ -31,7 +31,7 @@ from test_intake_fuzz import paths_into
 
 from tfperf import cases
 from tfperf.errors import CaseGridError
-from tfperf.measure.env import envinfo
+from tfperf.measure import envinfo
 from tfperf.measure.supervise import orchestrate
 from tfperf.render.site.site import Site
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tfperf import cli, store
-from tfperf.measure.env import availability
+from tfperf.measure import envinfo as availability
 
 VALID = json.loads((Path(__file__).parent / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))
 

@@ -2,7 +2,7 @@
 
 ``variant_source.source_hashes`` hashes what each variant reaches in its snippet; the
 analysis stales a result by it (select.mark_stale) and the harness re-measures by it
-(cooperate.missing). Results stored before it existed keep the whole-file rule."""
+(orchestrate.missing). Results stored before it existed keep the whole-file rule."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tfperf.cases import Topic, discover
 from tfperf.cases.topic import load_topic
 from tfperf.cases.variant_source import source_hashes
 from tfperf.errors import CaseGridError
-from tfperf.measure.supervise.cooperate import Stored, missing
+from tfperf.measure.supervise.orchestrate import Stored, missing
 from tfperf.store.record_types import key_hash
 
 ROOT = Path(__file__).resolve().parents[1]

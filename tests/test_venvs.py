@@ -1,4 +1,4 @@
-"""The venvs of ``tfperf run --tf VERSION`` (tfperf.measure.env.venvs), with a fake pip: the
+"""The venvs of ``tfperf run --tf VERSION`` (tfperf.measure.venvs), with a fake pip: the
 commands are recorded and answered without installing anything."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import tomllib
 
 from tfperf import cli
-from tfperf.measure.env import venvs
+from tfperf.measure import venvs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,7 +84,7 @@ def test_changed_recipe_rebuilds(tmp_path: Path) -> None:
 
 
 def test_the_worker_gets_what_it_imports_at_the_harness_version(tmp_path: Path) -> None:
-    """The worker imports psutil (tfperf.measure.env.machine): each release's venv gets the version
+    """The worker imports psutil (tfperf.measure.envinfo): each release's venv gets the version
     installed beside tfperf, without its dependencies, and a venv that cannot have it fails."""
     from importlib import metadata
 

@@ -20,8 +20,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tfperf.measure.env import envinfo, hygiene
-from tfperf.measure.worker import sampling
+from tfperf.measure import envinfo
+from tfperf.measure.supervise import records as hygiene
+from tfperf.measure.worker import timing as sampling
 from tfperf.measure.worker.serve import _short, _slashed
 
 WINDOWS_STACK = (

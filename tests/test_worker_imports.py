@@ -36,7 +36,7 @@ CHECK = textwrap.dedent("""
 
 def test_worker_imports_only_stdlib_numpy_and_tensorflow() -> None:
     env = {**os.environ, "PYTHONPATH": str(BENCH)}
-    from tfperf.measure.env.venvs import HARNESS_IMPORTS
+    from tfperf.measure.venvs import HARNESS_IMPORTS
 
     done = subprocess.run([sys.executable, "-c", CHECK, ",".join(HARNESS_IMPORTS)], check=False, env=env, capture_output=True,
                           text=True, timeout=120)

@@ -1,4 +1,4 @@
-"""The worker pool's Windows way (tfperf.measure.supervise.processes) run on Linux: the thread that
+"""The worker pool's Windows way (tfperf.measure.supervise.pool) run on Linux: the thread that
 reads a worker's pipe into a queue instead of select(), and the kill of the worker's tree
 as psutil lists it instead of its process group, through real worker processes (tests/fake_worker.py, no
 TensorFlow): a round trip, a timeout, a worker that dies, a whole `tfperf run`. Linux can
@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from tfperf import store
-from tfperf.measure.supervise import pool, processes
+from tfperf.measure.supervise import pool
+from tfperf.measure.supervise import pool as processes
 from tfperf.measure.supervise.orchestrate import RunOptions, run
 from tfperf.measure.supervise.pool import WorkerGone, WorkerHandle
-from tfperf.measure.supervise.processes import Processes, ThreadReader
+from tfperf.measure.supervise.pool import Processes, ThreadReader
 from tfperf.measure.worker import serve
 
 TESTS = Path(__file__).resolve().parent

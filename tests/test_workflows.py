@@ -771,11 +771,11 @@ def test_pull_requests_get_a_quick_profile_smoke_run_per_os() -> None:
 # bench/ that only POSIX systems run. While one of these is in its file with no Windows branch
 # beside it, the Windows smoke cell is experimental (it reports, the run stays green).
 WINDOWS_BLOCKERS: tuple[tuple[str, str, str], ...] = (
-    ("bench/tfperf/measure/supervise/processes.py", r"pass_fds",
+    ("bench/tfperf/measure/supervise/pool.py", r"pass_fds",
      "the worker's message pipe is handed over with pass_fds (subprocess: 'pass_fds not supported on Windows')"),
-    ("bench/tfperf/measure/supervise/processes.py", r"selectors\.DefaultSelector\(\)",
+    ("bench/tfperf/measure/supervise/pool.py", r"selectors\.DefaultSelector\(\)",
      "the parent waits on that pipe with select(), which takes only sockets on Windows"),
-    ("bench/tfperf/measure/supervise/processes.py", r"os\.killpg\(",
+    ("bench/tfperf/measure/supervise/pool.py", r"os\.killpg\(",
      "a hung worker is killed with os.killpg, which Windows does not have (AttributeError)"),
     ("bench/tfperf/measure/worker/serve.py", r"os\.fdopen\(fd",
      "the worker writes to the inherited descriptor number, which means nothing in a Windows child"),

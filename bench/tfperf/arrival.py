@@ -9,7 +9,7 @@ beside the parameters and the settings.
   request now and then. Closed loop: the gap starts when the last request completes.
 * ``poisson``: requests at random times, a Poisson process at ``rate`` times the
   variant's back-to-back throughput (MLPerf's Server scenario). Open loop: the arrival
-  times are drawn in advance (:func:`tfperf.measure.supervise.arrivals.schedule`); a request that
+  times are drawn in advance (:func:`tfperf.measure.supervise.rounds.schedule`); a request that
   arrives while the one before still runs waits, and its latency counts the wait.
 
 For ``idle`` and ``poisson`` each call is one request, timed alone from its scheduled

@@ -206,7 +206,7 @@ class Budget:
     """A profile's time budget for one case: the numbers of its :class:`StopRule`, and its
     warm-up. Here, not in ``tfperf.cases``, because the worker imports it: everything the
     worker imports must need nothing beyond the standard library, numpy and TensorFlow (the
-    worker may run in another TensorFlow version's venv, see ``tfperf.measure.env.venvs``),
+    worker may run in another TensorFlow version's venv, see ``tfperf.measure.venvs``),
     and ``tfperf.cases`` needs PyYAML."""
 
     min_samples: int

@@ -139,21 +139,21 @@ def _positive(kind: type[int | float], name: str) -> Callable[[str], float]:
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
-    from ..measure.advise.model_file import check_dtype, check_model_path, parse_shape
+    from ..measure.advise.model import check_dtype, check_model_path, parse_shape
 
     model = check_model_path(args.model)                 # one line, no TensorFlow, before anything else
     shape = parse_shape(args.input_shape) if args.input_shape is not None else None
     dtype = check_dtype(args.dtype) if args.dtype is not None else None
     batches = sorted({1, int(args.batch)})
-    from ..measure.advise.probe import probe
-    from ..measure.env.machine import memory_limit
+    from ..measure.advise.model import probe
+    from ..measure.envinfo import memory_limit
 
     print(f"loading {args.model} in a fresh process to read its input ...", file=sys.stderr)
     spec = probe(model, shape, dtype, batches)
     print(f"{args.model}: {spec.describe()}", file=sys.stderr)
     out = Path(os.path.expanduser(args.out)) / f"{model.name}-{model.fingerprint[:8]}" if args.out == DEFAULT_OUT \
         else Path(os.path.expanduser(args.out))
-    from ..measure.advise.session import measure
+    from ..measure.advise.topics import measure
 
     runner = runner_label(args)
     session = measure(spec, out, batches, float(args.budget), runner, only=args.topic or (),
@@ -230,7 +230,7 @@ def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
 
 
 def add_advise_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ..measure.advise.model_file import DTYPES
+    from ..measure.advise.model import DTYPES
 
     p = subparsers.add_parser(
         "advise", help="measure the guide's questions on your own saved model",

@@ -31,7 +31,7 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..measure.env import venvs
+    from ..measure import venvs
     from ..measure.supervise.orchestrate import run
 
     venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
@@ -59,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_venv(args: argparse.Namespace) -> int:
-    from ..measure.env import venvs
+    from ..measure import venvs
 
     for version in args.versions:
         venv = venvs.interpreter(version, Path(args.venvs))
@@ -74,7 +74,7 @@ def cmd_venv(args: argparse.Namespace) -> int:
 
 
 def cmd_label(args: argparse.Namespace) -> int:
-    from ..measure.env.envinfo import default_runner_label, expand_label
+    from ..measure.envinfo import default_runner_label, expand_label
 
     print(expand_label(args.label) if args.label else default_runner_label())
     return 0

@@ -17,7 +17,7 @@ subcommand's parser; a subcommand module calls those it takes, beside its own op
 Where subcommands differ (the default of ``--data``, the choices of ``--profile`` and
 ``--topic``), the difference is an argument of the ``add_*`` function, and the one help
 text shows the default with ``%(default)s``. Building the parser imports only the measure
-modules that give a default (``env.machine``, ``env.venvs``); what a command needs to run is
+modules that give a default (``measure.envinfo``, ``measure.venvs``); what a command needs to run is
 imported by :func:`runner_label` and :func:`run_options`, when it runs.
 """
 
@@ -56,7 +56,7 @@ def add_runner(p: argparse.ArgumentParser) -> None:
 
 def add_worker_limits(p: argparse.ArgumentParser) -> None:
     """--memory-limit-mb and --no-progress: how the workers that measure are watched."""
-    from ..measure.env.machine import MEMORY_SHARE
+    from ..measure.envinfo import MEMORY_SHARE
 
     p.add_argument("--memory-limit-mb", type=int, default=None, metavar="MB",
                    help=f"kill a worker above this resident memory (default {MEMORY_SHARE * 100:.0f}%% of RAM; "
@@ -90,7 +90,7 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 def add_venvs(p: argparse.ArgumentParser) -> None:
     """--venvs: where the venvs of other TensorFlow releases (``run --tf``) are kept."""
-    from ..measure.env.venvs import DEFAULT_ROOT
+    from ..measure.venvs import DEFAULT_ROOT
 
     p.add_argument("--venvs", default=str(DEFAULT_ROOT), metavar="DIR",
                    help="where the venvs of the TensorFlow releases that --tf names are kept (default: %(default)s)")
@@ -99,7 +99,7 @@ def add_venvs(p: argparse.ArgumentParser) -> None:
 def runner_label(args: argparse.Namespace) -> str:
     """The label of :func:`add_runner`: --runner with ``{cpu}`` replaced by this machine's CPU
     class, else TFPERF_RUNNER (expanded the same way), else the label derived from the machine."""
-    from ..measure.env.envinfo import default_runner_label, expand_label
+    from ..measure.envinfo import default_runner_label, expand_label
 
     return expand_label(args.runner) if args.runner else default_runner_label()
 
@@ -107,7 +107,7 @@ def runner_label(args: argparse.Namespace) -> str:
 def run_options(args: argparse.Namespace) -> RunOptions:
     """The run that :func:`add_profile`, :func:`add_topic`, :func:`add_runner`,
     :func:`add_worker_limits`, :func:`add_data` and :func:`add_snippets` ask for."""
-    from ..measure.env.machine import memory_limit
+    from ..measure.envinfo import memory_limit
     from ..measure.supervise.orchestrate import RunOptions
 
     return RunOptions(profile=args.profile, topics=args.topic or None, runner=runner_label(args),

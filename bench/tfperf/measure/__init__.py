@@ -1,23 +1,25 @@
 """Measuring: the cases timed in worker processes, the only stage that imports TensorFlow
 (inside its workers, never in the parent).
 
-Three sub-packages by role, and ``advise``:
+Three sub-packages by role, and two modules both sides use:
 
 * ``supervise/`` – the parent process that runs a plan: scenarios planned and claimed, one
   live worker per settings group, interleaved rounds, each scenario's records appended to
   the results file as it ends;
 * ``worker/``    – what runs inside the measuring child process
   (``python -m tfperf.measure.worker.serve``): the worker, its messages with the parent,
-  the timing loop, the stack sampler, the outputs check;
-* ``env/``       – what the machine and the software are: each result's environment record,
-  psutil's figures and the workers' memory cap, how busy the machine was, which cases a
-  TensorFlow release cannot have, one venv per release;
+  the timing loop and the stack sampler, the outputs check;
 * ``advise/``    – ``tfperf advise MODEL``: a reader's model taken through the guide's
-  questions with this harness.
+  questions with this harness;
+* ``envinfo``    – what the machine and the software are: each result's environment
+  record, psutil's figures and the workers' memory cap, which cases a TensorFlow release
+  cannot have;
+* ``venvs``      – one virtual environment per TensorFlow release, for ``tfperf run --tf``.
 
-``supervise`` imports ``env`` and the message types of ``worker.protocol``; ``worker``
-imports ``env``; ``env`` imports neither; ``advise`` runs its topics through
-``supervise.orchestrate`` (the "measure-roles" contract in pyproject.toml). Each
-sub-package's ``__init__`` names its modules and what each is for, and imports nothing:
-modules are imported where they are used.
+``supervise`` imports ``envinfo`` and the message types of ``worker.protocol``; ``worker``
+imports ``envinfo``; ``envinfo`` imports neither; ``venvs`` imports ``envinfo`` and nothing
+of the workers; ``advise`` runs its topics through ``supervise.orchestrate`` (the
+"measure-roles" contract in pyproject.toml). Each sub-package's ``__init__`` names its
+modules and what each is for, and imports nothing: modules are imported where they are
+used.
 """

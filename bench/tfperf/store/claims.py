@@ -9,7 +9,7 @@ the file's ``.lock``, the operating system releases it when its holder exits, ev
 is killed, so no claim outlives its run; and one file holds every claim, so nothing is
 created per scenario and nothing needs cleaning up.
 Claims only steer the work: after taking one, a run reads the results file again and
-skips what another run stored meanwhile (:mod:`tfperf.measure.supervise.cooperate`).
+skips what another run stored meanwhile (:mod:`tfperf.measure.supervise.orchestrate`).
 
 POSIX record locks belong to a process, not to a file descriptor: two claims on one
 scenario from the same process do not exclude each other, and closing any descriptor of

@@ -1,7 +1,7 @@
 """``python -m tfperf.measure.advise.probe_worker``: load the reader's model in a fresh
 process, read its one input, and call it once at each batch size advise will measure.
 
-Reads a JSON job on stdin (``probe.Job``) and prints one line ``PROBE {...}``: the input
+Reads a JSON job on stdin (written by ``model.probe``) and prints one line ``PROBE {...}``: the input
 (name, one sample's shape, dtype), the outputs' shapes and the time of each step, or
 ``{"problem": ...}``: what went wrong, in words, for the parent's one error line. Imports
 TensorFlow (a worker, like ``tfperf.measure.worker.serve``); the parent never does.

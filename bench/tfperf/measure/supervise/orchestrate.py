@@ -2,37 +2,43 @@
 measure each scenario side by side in interleaved rounds (one live worker per settings
 group, see ``tfperf.measure.supervise.scenario``), turn crashes into failure records, and append
 each scenario's records to the results file as soon as it ends (an interrupted run keeps
-every scenario it finished). Two runs on one results file share its scenarios: each
-claims a scenario before measuring it, and leaves it to the other run while that one holds
-it (``tfperf.measure.supervise.cooperate``).
+every scenario it finished), with a one-line progress bar on stderr.
+
+Two ``tfperf run`` processes may write one results file (two terminals, or two topics run
+at once). What a run finds already stored there (:class:`Stored`) is read when it plans
+and again each time it is about to measure a scenario: each run claims a scenario before
+measuring it (:class:`tfperf.store.Claims`), leaves it to the other run while that one
+holds it, and then reads the file again, so cases the other run stored meanwhile are not
+measured a second time. Without that second look, the later run would measure them again
+and then either be refused by the store or store every result twice.
 
 Never imports TensorFlow: versions for the result keys come from package metadata.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TextIO, cast
 
 from ... import HARNESS_VERSION, stats, store
 from ...cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
 from ...errors import ResultsFileError, ResultsWriteError, TfperfError
+from ...hardware import cpu_identity
 from ...store import Claims, ResultExists
-from ...store.record_types import Environment, Key, Noise, settings_id
+from ...store.record_types import Environment, Key, Noise, key_hash, settings_id
 from ...store.record_types import Scenario as ScenarioRecord
-from ..env import envinfo
+from .. import envinfo
 from ..worker.protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance
-from .cooperate import Stored, breakdowns_left, check_cpu, missing, read_stored
 from .pool import Pool, default_max_live
-from .progress import Progress
+from .records import Task
 from .rounds import RoundRule
 from .scenario import Outcome, ScenarioRun
-from .tasks import Task
 
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.
@@ -46,6 +52,78 @@ DEFAULT_CATEGORIES: list[CategoryRule] = [
     {"name": "eager layer calls", "match": ["keras/src/layers", "keras/src/ops", "keras/src/backend", "tf_keras/src/layers", "base_layer", "functional.py"]},
     {"name": "output conversion to numpy", "match": ["numpy", "concatenate", "nest"]},
 ]
+
+
+# -- what the results file already holds -----------------------------------------------------
+
+
+Ident = tuple[str, str]          # (case_id, key_hash): one case measured with one key
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What a results file held when it was read."""
+
+    done: frozenset[Ident] = frozenset()       # needs no new measurement (per --force/--retry-failed)
+    seen: frozenset[Ident] = frozenset()       # has a result of any status
+    breakdowns: frozenset[str] = field(default_factory=frozenset)   # key hashes (empty with --force)
+    cpus: frozenset[str] = frozenset()         # the CPUs its environments name (hardware.cpu_identity)
+
+
+def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> Stored:
+    """The file's results as the run sees them: with ``force`` nothing counts as done; with
+    ``retry_failed`` only ok results do; otherwise every result does (a failure is data).
+    A path that is there but is not a regular file (a link, a folder) is refused by the
+    store, naming it, before anything is measured."""
+    if not os.path.lexists(path):
+        return Stored()
+    doc = store.load(path)
+    results = doc["results"]
+    seen = frozenset((r["case_id"], r["key_hash"]) for r in results)
+    cpus = frozenset(cpu_identity(dict(e)) for e in doc["environments"].values())
+    if force:
+        return Stored(seen=seen, cpus=cpus)
+    done = frozenset((r["case_id"], r["key_hash"]) for r in results if r["status"] == "ok" or not retry_failed)
+    return Stored(done=done, seen=seen, breakdowns=frozenset(b["key_hash"] for b in doc["breakdowns"]), cpus=cpus)
+
+
+def check_cpu(path: Path, label: str, stored: Stored, here: str) -> None:
+    """Refuse, before anything is measured, to add this machine's results to a file whose
+    runner is another CPU: a runner label names one CPU, and its figures would otherwise
+    compare two processors as if they were one."""
+    other = sorted(stored.cpus - {here})
+    if other:
+        raise ResultsFileError(str(path), "environments",
+                               f"runner {label!r} was measured on {other[0]}; this machine is {here}: two CPUs "
+                               "cannot share one runner label, nothing was measured. Leave out --runner (the "
+                               "default label names the CPU) or add {cpu} to it")
+
+
+def idents(task: Task) -> set[Ident]:
+    """What a stored result of the task looks like: its case id and key hash; and, for a
+    result stored before keys had a ``source_hash``, the key hash it had then, without one.
+    Such a result counts as the task's when its ``snippet_hash`` (the whole file) still
+    matches: exactly the rule it was stored under, as the analysis stales it (select.py)."""
+    out = {(task.id, key_hash(task.key))}
+    if "source_hash" in task.key:
+        out.add((task.id, key_hash({k: v for k, v in task.key.items() if k != "source_hash"})))
+    return out
+
+
+def missing(tasks: list[Task], now: Stored, planned: Stored | None = None) -> list[Task]:
+    """The tasks that still need measuring: not done now, and (when ``planned`` is what the
+    run saw when it planned) not stored by someone else since, whatever ``--force`` says:
+    forcing re-measures what was there before the run, not what another run just added."""
+    since = now.seen - planned.seen if planned is not None else frozenset()
+    known = now.done | since
+    return [t for t in tasks if not idents(t) & known]
+
+
+def breakdowns_left(breakdowns: list[Task], now: Stored) -> list[Task]:
+    return [b for b in breakdowns if not {h for _, h in idents(b)} & now.breakdowns]
+
+
+# -- the plan --------------------------------------------------------------------------------
 
 
 @dataclass
@@ -331,6 +409,58 @@ def split(sc: ScenarioPlan, max_workers: int) -> list[list[Task]]:
         return [sc.tasks]
     per = max(1, max_workers - 1)
     return [groups[base] + [t for g in others[i:i + per] for t in groups[g]] for i in range(0, len(others), per)]
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(seconds, 0))
+    return f"{seconds // 60:d}:{seconds % 60:02d}"
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO | None = None, enabled: bool = True) -> None:
+        self.total, self.done = total, 0
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self.t0 = time.monotonic()
+        self._last_line = 0.0
+
+    def eta(self) -> float | None:
+        if self.done == 0:
+            return None
+        return (time.monotonic() - self.t0) / self.done * (self.total - self.done)
+
+    def update(self, name: str, finished: bool = False) -> None:
+        if finished:
+            self.done += 1
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.t0
+        eta = self.eta()
+        width = 24
+        filled = int(width * self.done / max(self.total, 1))
+        line = (f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                f"{_clock(elapsed)} elapsed, {'?' if eta is None else _clock(eta)} left  {name}")
+        if self.tty:
+            cols = 120
+            self.stream.write("\r" + line[:cols].ljust(cols))
+        elif finished or time.monotonic() - self._last_line > 10:
+            self.stream.write(line + "\n")
+            self._last_line = time.monotonic()
+        self.stream.flush()
+
+    def advance(self, name: str, count: int) -> None:
+        """Count ``count`` tasks as done without running them (another run stored them)."""
+        self.done += max(count - 1, 0)
+        self.update(name, finished=count > 0)
+
+    def close(self) -> None:
+        if self.enabled and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 class _Interrupted(BaseException):

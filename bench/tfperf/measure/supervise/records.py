@@ -1,19 +1,37 @@
-"""The records a scenario leaves to store, built from what was measured: a result per case
-(what its worker prepared, its timing taken from the interleaved rounds), the A/A pair's
-noise record, the scenario record and the breakdowns. Plain functions over the rounds and
-the tasks; ``scenario`` calls them once the rounds have ended. No worker, no I/O.
+"""A scenario's tasks and the records they leave. A task is what ``orchestrate`` plans for a
+worker to do (one case to measure or break down), with the key its records are stored
+under, and what ``scenario`` sends for it. The records are built from what was measured: a
+result per case (what its worker prepared, its timing taken from the interleaved rounds),
+the A/A pair's noise record, the scenario record and the breakdowns; plain functions over
+the rounds and the tasks, which ``scenario`` calls once the rounds have ended.
+
+The scenario record holds the machine's state before and after (runner hygiene): the load
+averages, the CPU frequency and governor where the kernel shows them (Linux's cpufreq),
+the machine's busy CPU time and the CPU time of our own processes (the parent and its
+workers), all but the frequency through psutil (``envinfo``), so Linux, macOS and Windows
+record them alike. The busy time nobody of ours used, per core and second, is what someone
+else took from the machine: a scenario where it exceeds ``OTHERS_LIMIT`` is flagged. (A load
+average above the core count is no sign here: one TensorFlow worker running two threads
+alone gives a load of 2 on 2 cores.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import cast
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast
 
 from ... import stats
 from ...arrival import Arrival
+from ...cases import Case
 from ...store.record_types import (
     Breakdown,
     Interleave,
+    Key,
+    MachineState,
     Noise,
     Percentile,
     Result,
@@ -26,10 +44,35 @@ from ...store.record_types import (
     key_hash,
 )
 from ...store.record_types import Scenario as ScenarioRecord
-from ..env import envinfo, hygiene
-from ..worker.protocol import BreakdownResult, WorkerResult
+from .. import envinfo
+from ..worker.protocol import BreakdownResult, CaseFields, CaseTask, WorkerResult
 from .rounds import AA_SUFFIX, Rounds
-from .tasks import Task
+
+
+# -- the task --------------------------------------------------------------------------------
+
+
+@dataclass
+class Task:
+    """One thing a worker does: measure a case, or sample where a call spends its time."""
+
+    id: str
+    kind: Literal["case", "breakdown"]
+    case: Case
+    key: Key
+    payload: CaseFields           # BreakdownFields for a breakdown
+
+    def worker_payload(self) -> CaseTask:
+        """The task as a ``prepare`` or ``breakdown`` command carries it: its fields, id and
+        kind, and under a per-request pattern the case's arrival pattern."""
+        task = cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
+        if self.kind == "case" and self.case.arrival.per_request:
+            task["arrival"] = self.case.arrival.record()
+        return task
+
+
+# -- the records -----------------------------------------------------------------------------
+
 
 MIN_TAIL_ROUNDS = 6          # rounds in common for the A/A pair's p99 ratio (a bootstrap over rounds)
 
@@ -137,13 +180,13 @@ def breakdown_record(task: Task, env: str | None, breakdown: BreakdownResult) ->
 
 def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], rounds: Rounds, stopped_by: str, *,
                     seed: str, arrival: Arrival, workers: int, tighten: Sequence[tuple[str, str]],
-                    seconds: float, seconds_rounds: float, before: hygiene.Snapshot, after: hygiene.Snapshot,
+                    seconds: float, seconds_rounds: float, before: Snapshot, after: Snapshot,
                     others: float | None) -> ScenarioRecord:
     """The scenario record: its cases and baseline, how many rounds and why they stopped, how
     long it took, its widest relative interval (``Rounds.widest``: the speedups over the
     baseline, the A/A noise floor and the pairs in ``tighten``) and its A/A noise, and the
     machine before and after, with ``others``, the share of its cores that other processes
-    kept busy (``loaded`` above ``hygiene.OTHERS_LIMIT``)."""
+    kept busy (``loaded`` above ``OTHERS_LIMIT``)."""
     c = baseline.case
     scenario: ScenarioRecord = {
         "id": interleave, "topic": c.topic, "params": c.params, "runner": baseline.key["runner"],
@@ -151,8 +194,8 @@ def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], roun
         "rounds": rounds.count, "stopped_by": cast(ScenarioStoppedBy, stopped_by), "seed": seed,
         "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
         "workers": workers, "widest_rel_ci": _finite(rounds.widest(tighten)),
-        "aa_noise": rounds.aa_noise(), "before": hygiene.public(before), "after": hygiene.public(after),
-        "others_share": others, "loaded": others is not None and others > hygiene.OTHERS_LIMIT,
+        "aa_noise": rounds.aa_noise(), "before": public(before), "after": public(after),
+        "others_share": others, "loaded": others is not None and others > OTHERS_LIMIT,
         "time": envinfo.now_iso()}
     if arrival.per_request:
         scenario["arrival"] = arrival.id
@@ -162,3 +205,55 @@ def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], roun
 def _finite(x: float) -> float | None:
     """``x``, or None for NaN and the infinities (which JSON cannot hold)."""
     return x if x == x and x not in (float("inf"), float("-inf")) else None  # noqa: PLR0124 - x != x: NaN
+
+
+# -- the machine around a scenario -----------------------------------------------------------
+
+
+class Snapshot(MachineState):
+    """The machine state stored with a scenario, and the raw counters ``others_share`` compares."""
+
+    _t: float                     # time.monotonic()
+    _busy: float | None           # machine_busy_s
+    _ours: float                  # process_cpu_s of this process and its workers
+
+CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
+
+# Flag a scenario when others used more than this share of the machine's cores.
+OTHERS_LIMIT = 0.10
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ) -> Snapshot:
+    """Load averages (1, 5, 15 min), governor and frequency (MHz) where readable, and the
+    CPU-time counters that :func:`others_share` compares."""
+    khz = _read(cpufreq / "scaling_cur_freq")
+    return {"load": envinfo.load_averages(), "governor": _read(cpufreq / "scaling_governor"),
+            "freq_mhz": round(int(khz) / 1000) if khz and khz.isdigit() else None,
+            "_t": time.monotonic(), "_busy": envinfo.busy_cpu_s(),
+            "_ours": envinfo.process_cpu_s([os.getpid(), *pids])}
+
+
+def others_share(before: Snapshot, after: Snapshot, cores: int) -> float | None:
+    """The share of the machine's cores that processes other than ours kept busy between
+    two snapshots (0.0: nobody else; 1.0: every core all the time)."""
+    busy_before, busy_after = before.get("_busy"), after.get("_busy")
+    if busy_before is None or busy_after is None:
+        return None
+    elapsed = after["_t"] - before["_t"]
+    if elapsed <= 0:
+        return None
+    others = (busy_after - busy_before) - (after["_ours"] - before["_ours"])
+    share: float = round(max(0.0, others) / (elapsed * max(cores, 1)), 4)
+    return share
+
+
+def public(snap: Snapshot) -> MachineState:
+    """The snapshot as stored (without its raw counters)."""
+    return {"load": snap.get("load"), "governor": snap.get("governor"), "freq_mhz": snap.get("freq_mhz")}

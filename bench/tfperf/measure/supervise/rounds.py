@@ -1,4 +1,5 @@
-"""Interleaved rounds: the schedule and the stopping rule of one scenario.
+"""Interleaved rounds: the schedule and the stopping rule of one scenario, and the Poisson
+arrivals of a round's blocks under a per-request arrival pattern.
 
 A scenario (topic x parameters on one runner) is every variant in every settings group
 measured side by side. In each round each slot (a settings group's variant) takes one
@@ -6,6 +7,12 @@ sample block, in a fresh order drawn from a seeded generator; the baseline takes
 blocks per round, so the scenario measures its own noise floor (the A/A pair). A
 speedup is then the median of per-round ratios (:func:`tfperf.stats.paired_ratio`):
 both samples of a ratio were taken seconds apart, so the machine's drift cancels.
+
+Under a per-request pattern (:mod:`tfperf.arrival`) the parent draws each Poisson block's
+schedule in advance, from a generator seeded with the scenario and the round as the order
+is (:func:`schedule`); the worker receives it with its sample command
+(``protocol.SampleCommand``) and runs it (``timing.open_loop_block``). :func:`block_seconds`
+says how long a block lasts.
 
 Pure Python: no processes, no TensorFlow; the orchestrator drives it.
 """
@@ -17,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ... import stats
+from ...arrival import Arrival, ArrivalRecord, Pattern
 
 AA_SUFFIX = "#aa"
 
@@ -239,3 +247,37 @@ class RoundRule:
         if widest <= self.target_rel_ci and not self.undecided(rounds):
             return "ci"
         return None
+
+
+# -- the arrivals of a per-request pattern ---------------------------------------------------
+
+
+def schedule(seed: str, index: int, requests: int, mean_gap_s: float) -> list[float]:
+    """Arrival times of round ``index``'s Poisson block, in seconds from its start: the sums
+    of ``requests`` exponential gaps of mean ``mean_gap_s``, drawn from a generator seeded
+    with the scenario and the round, so a run can be replayed. Every slot of a round gets
+    the same draws, scaled by its own mean gap (common random numbers): the variants of a
+    round meet the same bursts and lulls, at their own rate, and so do the two blocks of
+    the A/A pair."""
+    rng = random.Random(f"{seed}/{index}/arrivals")
+    out, t = [], 0.0
+    for _ in range(requests):
+        t += rng.expovariate(1.0) * mean_gap_s
+        out.append(t)
+    return out
+
+
+def mean_gap(record: ArrivalRecord) -> float:
+    """A Poisson pattern's mean time between arrivals: the inverse of its rate per second
+    (``rate`` times the back-to-back throughput its worker measured)."""
+    return 1.0 / record["rate_per_s"]
+
+
+def block_seconds(record: ArrivalRecord) -> float:
+    """About how long one block of a per-request pattern lasts: its requests, each a call of
+    the back-to-back time, after the idle gap or, for Poisson, at its mean gap."""
+    arrival = Arrival.of(record)
+    service = record.get("service_s", 0.0)
+    if arrival.pattern is Pattern.POISSON:
+        return arrival.block * mean_gap(record) + service
+    return arrival.block * (arrival.gap_s + service) + service

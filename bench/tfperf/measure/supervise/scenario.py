@@ -2,8 +2,16 @@
 worker, then take interleaved rounds (:mod:`tfperf.measure.supervise.rounds`) until the rule
 says stop, release the cases, and hand what was measured to
 :mod:`tfperf.measure.supervise.records`, which builds the result, noise, scenario and
-breakdown records. Which case's output the others check theirs against is
-:mod:`tfperf.measure.supervise.reference`.
+breakdown records.
+
+The scenario's output reference is the case whose first output every settings group
+checks its own against (:class:`OutputReference`). The baseline (the reference variant
+under the baseline settings) is prepared first and saves its first output to the
+scenario's file; when it cannot run (Keras 3 before TensorFlow 2.16), the first reference
+variant of another group that does takes its place. The cases of the other settings
+groups are sent the file and that case's id, and compare with it in their own process
+(``worker.outputs``); the cases of the reference's own group compare with the reference
+output their worker already holds.
 
 A scenario has one arrival pattern (:mod:`tfperf.arrival`): back to back, each slot's
 block of a round is calls timed together; under a per-request pattern it is a block of
@@ -21,32 +29,32 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import TypedDict, cast
 
 from ... import stats
 from ...arrival import ArrivalRecord, Pattern
 from ...store.record_types import Breakdown, Environment, Noise, Result, Status, env_id
 from ...store.record_types import Scenario as ScenarioRecord
-from ..env import envinfo, hygiene
+from .. import envinfo
 from ..worker.protocol import (
     Answer,
     BreakdownDone,
     BreakdownTask,
     CaseTask,
     Command,
+    CompareWith,
     Prepared,
     SampleCommand,
     Sampled,
     WorkerResult,
 )
-from . import arrivals, records
+from . import records
 from .pool import Pool, WorkerGone, WorkerHandle
-from .reference import OutputReference, preparing_order
-from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, round_order
-from .tasks import Task
+from .records import Task
+from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, block_seconds, mean_gap, round_order, schedule
 
 # A request's latency is stored to 4 significant digits (0.01%, far inside any interval):
 # about 10 bytes each in the file, so a result of 15 rounds of 50 requests adds some 7.5 KB.
@@ -68,6 +76,55 @@ class Outcome:
 _WHY: dict[str, Status] = {"timeout": "timeout", "memory": "crashed", "eof": "crashed", "exited": "crashed"}
 
 
+# -- the output reference --------------------------------------------------------------------
+
+
+class OutputCheck(TypedDict, total=False):
+    """What a prepare command adds to the case for the output check (``OutputReference.check``)."""
+
+    save_reference: str
+    compare_with: CompareWith
+
+
+def preparing_order(tasks: Sequence[Task], baseline: Task) -> list[Task]:
+    """The order a scenario prepares its tasks in: the baseline first, whose output is the
+    reference every settings group checks against; then the other groups' reference
+    variants, one of which takes over when the baseline cannot run; then the rest."""
+    return sorted(tasks, key=lambda t: (t.id != baseline.id, not t.case.is_reference))
+
+
+@dataclass
+class OutputReference:
+    """The scenario's output reference: ``task`` once it has saved its output to ``file``,
+    None before."""
+
+    file: Path
+    task: Task | None = None
+
+    def check(self, task: Task) -> OutputCheck:
+        """What ``task``'s worker needs to check its output: to save it to the file while no
+        reference has saved one and the task is a reference variant (or is the reference
+        itself, prepared again); to compare with the file when the reference is of another
+        settings group; nothing when it is of the reference's own group."""
+        ref = self.task
+        if ref is None:
+            return {"save_reference": str(self.file)} if task.case.is_reference else {}
+        if task.id == ref.id:
+            return {"save_reference": str(self.file)}
+        if task.case.group_key != ref.case.group_key and self.file.exists():
+            return {"compare_with": {"path": str(self.file), "case_id": ref.case.case_id}}
+        return {}
+
+    def after_prepare(self, task: Task, status: object) -> None:
+        """``task`` was prepared with ``status``: it becomes the reference if there is none
+        yet, it is a reference variant, it prepared ok and its output is in the file."""
+        if self.task is None and status == "ok" and task.case.is_reference and self.file.exists():
+            self.task = task
+
+
+# -- the scenario ----------------------------------------------------------------------------
+
+
 class ScenarioRun:
     """One interleave of ``tasks`` (cases of one topic and parameter combination, in one
     or more settings groups) with ``baseline`` among them: its workers supervised, its
@@ -83,7 +140,7 @@ class ScenarioRun:
         self.id = uuid.uuid4().hex[:16]
         self.out = Outcome()
         self.prepared: dict[str, WorkerResult] = {}  # task id -> the worker's prepare result
-        self.failed: dict[str, WorkerResult] = {}    # task id -> failure result
+        self.failed: dict[str, WorkerResult] = {}    # task id (a case task's is its case id) -> failure result
         self.envs: dict[str, str | None] = {}        # group -> env id of its worker
         self.groups = {t.case.group_key for t in tasks}
         self.dead: dict[str, str] = {}               # group -> why its worker never became ready
@@ -205,7 +262,7 @@ class ScenarioRun:
             return self._run()
 
     def _run(self) -> Outcome:
-        before = hygiene.snapshot(self.pool.pids())
+        before = records.snapshot(self.pool.pids())
         t0 = time.monotonic()
         for task in preparing_order(self.tasks, self.baseline):
             if task.id not in self.failed:
@@ -217,7 +274,7 @@ class ScenarioRun:
         self._release()
         self._collect(rounds, stopped_by)
         self._breakdowns()
-        after = hygiene.snapshot(self.pool.pids())
+        after = records.snapshot(self.pool.pids())
         self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
         return self.out
 
@@ -307,7 +364,7 @@ class ScenarioRun:
         cmd: SampleCommand = {"cmd": "sample", "id": task.id, "warm": warm}
         record = self.arrival_records.get(task.id)
         if self.arrival.pattern is Pattern.POISSON and record is not None:
-            cmd["schedule"] = arrivals.schedule(self.seed, index, self.arrival.block, arrivals.mean_gap(record))
+            cmd["schedule"] = schedule(self.seed, index, self.arrival.block, mean_gap(record))
         return cmd
 
     @staticmethod
@@ -334,7 +391,7 @@ class ScenarioRun:
         if 0 < live < planned:
             self.rule = replace(self.rule, budget_s=self.rule.budget_s * live / planned)
         if self.arrival.per_request:
-            blocks = [arrivals.block_seconds(record) for slot in self.slots()
+            blocks = [block_seconds(record) for slot in self.slots()
                       if (record := self.arrival_records.get(slot.task)) is not None]
             self.rule = replace(self.rule, budget_s=max(self.rule.budget_s, self.rule.min_rounds * sum(blocks)))
 
@@ -392,12 +449,12 @@ class ScenarioRun:
             else:
                 self.log(f"\nbreakdown {task.id} failed: {msg.get('error')}")
 
-    def _scenario_record(self, rounds: Rounds, stopped_by: str, before: hygiene.Snapshot, after: hygiene.Snapshot,
+    def _scenario_record(self, rounds: Rounds, stopped_by: str, before: records.Snapshot, after: records.Snapshot,
                          seconds: float, seconds_rounds: float) -> None:
         """The scenario record into the outcome, with a warning on stderr when other
         processes kept the machine busy while it was measured."""
         cores = envinfo.cores()
-        others = hygiene.others_share(before, after, cores)
+        others = records.others_share(before, after, cores)
         scenario = records.scenario_record(
             self.id, self.baseline, self.tasks, rounds, stopped_by, seed=self.seed, arrival=self.arrival,
             workers=len(self.groups), tighten=self.rule.tighten, seconds=seconds, seconds_rounds=seconds_rounds,

@@ -9,7 +9,7 @@ and nothing else of the project's dependencies (tests/test_worker_imports.py).
   ``supervise`` modules import them too);
 * ``timing``   – the timing loop: first call, warm-up, calibration, samples until the median's
   interval is tight or the budget is spent; the blocks of requests of the arrival patterns;
-* ``sampling`` – the stack sampler of the breakdown runs: where a call spends its time;
+  the stack sampler of the breakdown runs: where a call spends its time;
 * ``outputs``  – outputs brought to the host, saved by the baseline's worker, and compared
   with the reference variant's.
 """

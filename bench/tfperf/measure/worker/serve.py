@@ -5,7 +5,7 @@ a pipe.
 Run by ``tfperf.measure.supervise.orchestrate``; never imported by the parent. Protocol (each message
 a type of :mod:`tfperf.measure.worker.protocol`): the job (process settings, runner) arrives as
 one JSON line on stdin; the worker answers on the pipe given as argv[1] (a file descriptor
-number, or on Windows ``h<handle>``: see :func:`open_channel` and measure/supervise/processes.py):
+number, or on Windows ``h<handle>``: see :func:`open_channel` and measure/supervise/pool.py):
 
     {"type": "ready", "env": {...}, "import_s": 2.9, "unavailable": null}
 
@@ -14,7 +14,7 @@ then reads commands from stdin, one JSON object per line, and answers each:
     {"cmd": "prepare", "task": {...}}  -> {"type": "prepared", "id": ..., "result": {...}}
         set up the case, time its first call, warm up, calibrate the inner loop, check
         its output against the reference; ``result`` has status "error" if that failed,
-        "unavailable" if the case cannot exist in this TensorFlow (see env/availability.py)
+        "unavailable" if the case cannot exist in this TensorFlow (see measure/envinfo.py)
     {"cmd": "sample", "id": ..., "warm": bool} -> {"type": "sample", "id": ..., "seconds": ...}
         one sample block (seconds per call), or {"type": "sample_failed", "id": ..., "error": ...};
         ``warm``: the block before ran in another process (see timing.block). A case of a
@@ -53,8 +53,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ...arrival import Arrival, Pattern
 from ...stats import Budget, median
-from ..env import availability, envinfo, machine
-from . import outputs, sampling
+from .. import envinfo
+from . import outputs
 from .outputs import to_host
 from .protocol import (
     Answer,
@@ -69,7 +69,8 @@ from .protocol import (
     SampleCommand,
     WorkerResult,
 )
-from .timing import Timing, block, idle_block, open_loop_block, prepare
+from .timing import Timing, block, categorise, idle_block, open_loop_block, prepare, top_functions
+from .timing import sample as sample_stacks
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -200,7 +201,7 @@ class Worker:
                              "timing": None, "output": None, "setup_s": None, "metrics": {},
                              "started_at": started, "finished_at": started, "duration_s": 0.0}   # both set below
         if self.unavailable:
-            res.update({"status": availability.STATUS, "error": self.unavailable, "finished_at": envinfo.now_iso(),
+            res.update({"status": envinfo.STATUS, "error": self.unavailable, "finished_at": envinfo.now_iso(),
                         "duration_s": 0.0})
             return res
         try:
@@ -218,8 +219,8 @@ class Worker:
         except BaseException as exc:  # a failing case is a result, not a crash
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            why = availability.from_exception(exc)
-            res["status"] = availability.STATUS if why else "error"
+            why = envinfo.from_exception(exc)
+            res["status"] = envinfo.STATUS if why else "error"
             res["error"] = why or _error_text(exc)
             self._release_if_idle()
         res["finished_at"] = envinfo.now_iso()
@@ -299,10 +300,10 @@ class Worker:
         call, _, _ = _prepare(task, task["fn"], task["setup"])
         for _ in range(3):
             call()
-        weights, total = sampling.sample(call, task["calls"])
+        weights, total = sample_stacks(call, task["calls"])
         weights = _slashed(weights)
         sampled = sum(weights.values()) or 1.0
-        cats = sampling.categorise(weights, task["categories"], boundary="tfperf/measure/worker/serve.py")
+        cats = categorise(weights, task["categories"], boundary="tfperf/measure/worker/serve.py")
         del call
         self._release_if_idle()
         n = task["calls"]
@@ -314,7 +315,7 @@ class Worker:
                                   for k, v in cats.items()), key=lambda c: -c["seconds"]),
             "top_functions": [{"function": _short(f), "cumulative_s": inc / sampled * total / n,
                                "own_s": own / sampled * total / n, "calls": n}
-                              for f, inc, own in sampling.top_functions(weights)
+                              for f, inc, own in top_functions(weights)
                               if not any(m in f for m in ("tfperf/measure", "threading.py", "<frozen runpy>"))],
         }
 
@@ -349,14 +350,14 @@ def exit_with_parent(interval_s: float = 0.5) -> threading.Thread:
     A daemon thread waking twice a second; its cost per timed call is negligible. Gone is
     either sign: on POSIX this process is handed to another parent (``os.getppid()``
     changes, which it never does on Windows), and on every platform psutil no longer finds
-    the parent running (``machine.is_running``: exited, a zombie, or its pid reused)."""
+    the parent running (``envinfo.is_running``: exited, a zombie, or its pid reused)."""
     ppid = os.getppid()
-    parent = machine.parent()
+    parent = envinfo.parent()
 
     def watch() -> None:
         while True:
             time.sleep(interval_s)
-            if os.getppid() != ppid or (parent is not None and not machine.is_running(parent)):
+            if os.getppid() != ppid or (parent is not None and not envinfo.is_running(parent)):
                 os._exit(1)
 
     t = threading.Thread(target=watch, name="tfperf-parent-watch", daemon=True)
@@ -419,7 +420,7 @@ def main(argv: list[str]) -> int:
                         "runner": job["runner"], "settings": job["settings"], "git_commit": job.get("git_commit"),
                         "time": envinfo.now_iso(), "onednn_used": onednn_used}
     worker = Worker(channel)
-    worker.unavailable = availability.keras_group(tf, job["settings"])
+    worker.unavailable = envinfo.keras_group(tf, job["settings"])
     channel.send({"type": "ready", "env": env, "import_s": import_s, "unavailable": worker.unavailable})
     while (cmd := read_command(sys.stdin)) is not None:
         serve(worker, channel, cmd)

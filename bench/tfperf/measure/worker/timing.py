@@ -1,16 +1,28 @@
-"""The timing loop: first call, warm-up, calibration of the inner loop, samples until the
-CI of the median is tight or the budget is spent; and the blocks of requests of the
-per-request arrival patterns (:mod:`tfperf.arrival`), each request timed alone.
+"""How the worker measures a call: the timing loop (first call, warm-up, calibration of
+the inner loop, samples until the CI of the median is tight or the budget is spent); the
+blocks of requests of the per-request arrival patterns (:mod:`tfperf.arrival`), each
+request timed alone; and the stack sampler of the breakdown runs, which says where a call
+spends its time.
 
 The clock (and the sleep of the patterns) is injected, so the loops are tested with a fake
 clock; nothing here knows TensorFlow. ``call`` must already include bringing the result to
 the host (see ``tfperf.measure.worker.outputs.to_host``), so device work is finished before the
 clock stops.
+
+The stack sampler: a background thread looks at the main thread's Python stack every
+``interval`` seconds and charges the time since its last look to that stack. Each stack is
+put in the first category (in the given order) one of whose ``match`` substrings occurs in
+any of its frames, so the categories are inclusive phases ("building the tf.data
+pipeline"), not the C function that happened to be on top, and their shares add up to
+one. Tested with plain Python functions.
 """
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -20,6 +32,7 @@ from ...stats import Budget, summarize
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    from ...cases import CategoryRule
     from ...store.record_types import StoppedBy, Summary
     from ...store.record_types import Timing as TimingRecord
 
@@ -181,3 +194,71 @@ def measure(call: Callable[[], Any], budget: Budget, clock: Clock = time.perf_co
                                  else "budget" if elapsed >= rule.budget_s or n < rule.min_samples
                                  else "ci")
             return timing
+
+
+# -- the stack sampler of the breakdown runs -------------------------------------------------
+
+
+def _stack(frame: Any) -> tuple[str, ...]:
+    out = []
+    while frame is not None:
+        code = frame.f_code
+        out.append(f"{code.co_filename}:{code.co_firstlineno}({code.co_name})")
+        frame = frame.f_back
+    return tuple(out)  # innermost first
+
+
+def sample(call: Callable[[], Any], calls: int, interval: float = 0.0005) -> tuple[Counter[tuple[str, ...]], float]:
+    """Run ``call`` ``calls`` times while sampling; return seconds per distinct stack and
+    the total wall time."""
+    target = threading.get_ident()
+    weights: Counter[tuple[str, ...]] = Counter()
+    stop = threading.Event()
+
+    def sampler() -> None:
+        last = time.perf_counter()
+        while not stop.is_set():
+            time.sleep(interval)
+            frame = sys._current_frames().get(target)
+            now = time.perf_counter()
+            if frame is not None:
+                weights[_stack(frame)] += now - last  # type: ignore[assignment]  # seconds: typeshed counts ints
+            last = now
+
+    thread = threading.Thread(target=sampler, daemon=True)
+    t0 = time.perf_counter()
+    thread.start()
+    try:
+        for _ in range(calls):
+            call()
+    finally:
+        stop.set()
+        thread.join()
+    return weights, time.perf_counter() - t0
+
+
+def categorise(weights: Counter[tuple[str, ...]], rules: Sequence[CategoryRule],
+               boundary: str | None = None) -> dict[str, float]:
+    """Seconds per category. Frames outside the measured call (below ``boundary``, a
+    substring of the outermost frame of interest) are ignored when matching."""
+    out: dict[str, float] = {}
+    for stack, secs in weights.items():
+        frames = stack
+        if boundary:
+            idx = next((i for i, f in enumerate(stack) if boundary in f), None)
+            frames = stack[:idx] if idx is not None else ()
+        name = next((r["name"] for r in rules if any(m in f for f in frames for m in r["match"])), "other")
+        out[name] = out.get(name, 0.0) + secs
+    return out
+
+
+def top_functions(weights: Counter[tuple[str, ...]], n: int = 25) -> list[tuple[str, float, float]]:
+    """(function, inclusive seconds, own seconds) of the functions seen most often."""
+    incl: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    for stack, secs in weights.items():
+        for f in set(stack):
+            incl[f] += secs
+        if stack:
+            own[stack[0]] += secs
+    return [(f, s, own[f]) for f, s in incl.most_common(n)]

@@ -1,8 +1,28 @@
-"""Environment metadata recorded with every result.
+"""What the machine and the software are, read in the parent (result keys, runner labels,
+the machine's state around a scenario, the workers' memory cap) and in the worker (each
+result's environment record, which cases its TensorFlow cannot have). Nothing here imports
+TensorFlow: a function that needs it is given the worker's module.
 
-``machine_info`` and ``package_versions`` read the OS and installed-package metadata
-without importing TensorFlow (the parent process uses them for result keys and runner
-labels); ``tensorflow_info`` takes the imported module and runs inside a worker.
+* The environment record of every result: ``machine_info`` and ``package_versions`` read
+  the OS and installed-package metadata without importing TensorFlow (the parent process
+  uses them for result keys and runner labels); ``tensorflow_info`` takes the imported
+  module and runs inside a worker.
+* What the operating system says about this machine and our processes, read through
+  psutil on every platform (Linux, macOS, Windows): physical memory, a process's resident
+  memory and CPU time, the machine's busy CPU time, the load averages, whether a process
+  still runs, and killing a process with everything it started; and the workers' memory
+  cap, a share of the physical memory. On Linux psutil reads the kernel's own counters
+  (``/proc/meminfo``'s MemTotal, ``/proc/<pid>/statm``'s resident pages, ``/proc/stat``,
+  ``/proc/<pid>/stat``, ``getloadavg``), so each figure equals what ``/proc`` shows;
+  tests/test_machine.py compares them. A figure this platform or process cannot give is
+  ``None`` (stored as unknown), never 0.
+* Which cases cannot exist in the worker's TensorFlow, and why. Such a case is stored with
+  status ``unavailable`` and the reason in ``error``, never as a failure: the Keras 3
+  settings group before TensorFlow 2.16 (its ``tf.keras`` is Keras 2), the Keras 2 group in
+  2.16 and later without ``tf_keras``, a module that is not installed (a runtime that did
+  not install in that version's venv, see ``tfperf.measure.venvs``), an attribute that a
+  tensorflow or keras module does not have (an API added later, or removed). Runs in the
+  worker: ``tf`` is the imported module, passed in.
 """
 
 from __future__ import annotations
@@ -14,19 +34,24 @@ import platform
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Final, TypedDict, cast
 
-from ...hardware import cpu_class, cpu_identity
-from . import machine
+import psutil
+
+from ..hardware import cpu_class, cpu_identity
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
-    from ...store.record_types import Gpu, OneDnnUsed, ProcessSettings, Threads, Versions
+    from ..store.record_types import Gpu, OneDnnUsed, ProcessSettings, Threads, Versions
 
+
+# -- the environment record ------------------------------------------------------------------
 
 
 class MachineInfo(TypedDict):
@@ -94,7 +119,7 @@ def _cpuinfo() -> tuple[str, set[str] | None]:
 
 
 def _memory_bytes() -> int | None:
-    return machine.memory_bytes()
+    return memory_bytes()
 
 
 def git_commit(cwd: str | Path | None = None) -> str | None:
@@ -143,7 +168,7 @@ def _version(dist: str, path: list[str] | None = None) -> str | None:
 
 def package_versions(path: list[str] | None = None) -> dict[str, str | None]:
     """Versions of the packages that matter, from package metadata: this interpreter's, or
-    those under ``path`` (another venv's site-packages, see ``tfperf.measure.env.venvs``)."""
+    those under ``path`` (another venv's site-packages, see ``tfperf.measure.venvs``)."""
     def v(dist: str) -> str | None:
         return _version(dist, path)
 
@@ -354,3 +379,203 @@ def onednn_used(python: str = sys.executable, cache: Path | None = None,
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+# -- what the operating system says, through psutil ------------------------------------------
+
+
+# Windows has no load average: psutil emulates one from a counter it samples every 5 seconds
+# in a thread it starts on the first call, and answers (0.0, 0.0, 0.0) until then.
+_LOAD_WARMUP_S = 5.0
+_load_started: float | None = None
+
+
+def memory_bytes() -> int | None:
+    """The machine's physical memory in bytes."""
+    try:
+        return int(psutil.virtual_memory().total)
+    except (OSError, psutil.Error, RuntimeError):
+        return None
+
+
+# A worker above this share of physical memory is killed and its case stored as crashed,
+# before the kernel's OOM killer picks a process (possibly not ours) on a shared machine.
+MEMORY_SHARE = 0.75
+
+
+def default_memory_limit_mb() -> int | None:
+    """MEMORY_SHARE of physical memory in MB; None (no cap) where the size is unknown."""
+    total = memory_bytes()
+    return int(total * MEMORY_SHARE / 2**20) if total is not None else None
+
+
+def memory_limit(value: int | None) -> int | None:
+    """--memory-limit-mb: None -> the default share of RAM; 0 -> no limit."""
+    if value is None:
+        return default_memory_limit_mb()
+    return value or None
+
+
+def rss_bytes(pid: int) -> int | None:
+    """The resident memory of process ``pid``; None when it is gone or unreadable."""
+    try:
+        return int(psutil.Process(pid).memory_info().rss)
+    except (OSError, psutil.Error):
+        return None
+
+
+# CPU times that are not busy time, or are counted inside another field already: Linux's
+# guest time is inside user time (/proc/stat's first 8 fields are the rest), Windows'
+# interrupt and DPC time inside system time.
+_NOT_BUSY = frozenset({"idle", "iowait", "guest", "guest_nice", "interrupt", "dpc"})
+
+
+def busy_cpu_s() -> float | None:
+    """Seconds of CPU time the whole machine has spent busy (all cores, since boot): every
+    kind of CPU time but idle and, where the platform counts it, waiting for I/O."""
+    try:
+        times = psutil.cpu_times()
+    except (OSError, psutil.Error, RuntimeError):
+        return None
+    return sum(float(v) for k, v in times._asdict().items() if k not in _NOT_BUSY)
+
+
+def process_cpu_s(pids: Iterable[int]) -> float:
+    """User + system seconds of these processes and of their waited-for children (the
+    platforms that count those: Linux); a process that is gone counts nothing."""
+    total = 0.0
+    for pid in pids:
+        try:
+            t = psutil.Process(pid).cpu_times()
+        except (OSError, psutil.Error):
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def load_averages() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages, rounded to 0.01; None where there are none yet
+    (Windows' emulation in its first 5 seconds) or at all."""
+    global _load_started
+    if _load_started is None:
+        _load_started = time.monotonic()
+    try:
+        load = psutil.getloadavg()
+    except (OSError, psutil.Error, AttributeError, RuntimeError):
+        return None
+    if os.name == "nt" and time.monotonic() - _load_started < _LOAD_WARMUP_S and not any(load):
+        return None
+    return [round(x, 2) for x in load]
+
+
+def is_running(proc: psutil.Process) -> bool:
+    """Whether ``proc`` is still the process it was (not gone, not a zombie, its pid not
+    reused by another). A process psutil may not look at counts as running: the parent
+    watch must never end the worker of a parent that is alive."""
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+    except (OSError, psutil.Error):
+        return True
+
+
+def parent() -> psutil.Process | None:
+    """This process's parent, to watch with :func:`is_running`; None when it is unknown."""
+    try:
+        return psutil.Process(os.getppid())
+    except (OSError, psutil.Error):
+        return None
+
+
+def kill_tree(pid: int) -> None:
+    """Kill process ``pid`` and every process it started, children first, so that none is
+    left running. A process already gone is skipped."""
+    try:
+        root = psutil.Process(pid)
+        tree = [*root.children(recursive=True), root]
+    except (OSError, psutil.Error):
+        return
+    for p in reversed(tree[:-1]):
+        try:
+            p.kill()
+        except (OSError, psutil.Error):
+            pass
+    try:
+        root.kill()
+    except (OSError, psutil.Error):
+        pass
+
+
+# -- which cases cannot exist in the worker's TensorFlow -------------------------------------
+
+
+STATUS: Final = "unavailable"         # the status of a case that cannot exist in this TensorFlow
+API_PACKAGES = ("tensorflow", "keras", "tf_keras")
+STAMP = "tfperf-venv.json"            # written by tfperf.measure.venvs into each venv
+_MISSING_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+
+
+def keras_major(tf: Any) -> int | None:
+    """The Keras major version behind ``tf.keras`` (None when tf.keras does not import)."""
+    try:
+        if keras_is_legacy(tf):
+            return 2
+    except Exception:  # noqa: BLE001 - tf.keras failing to import is the answer
+        return None
+    version = getattr(tf.keras, "__version__", None) or package_versions()["keras3"]
+    try:
+        return int(str(version).split(".", 1)[0])
+    except ValueError:
+        return None
+
+
+def keras_group(tf: Any, settings: dict[str, str]) -> str | None:
+    """Why this worker's settings group cannot exist in its TensorFlow, or None."""
+    want = settings.get("keras")
+    if want not in ("2", "3"):
+        return None
+    have = keras_major(tf)
+    if str(have) == want:
+        return None
+    if want == "3":
+        return (f"keras=3: tf.keras is Keras {have} in TensorFlow {tf.__version__} "
+                "(Keras 3 is tf.keras from TensorFlow 2.16)")
+    return (f"keras=2: tf.keras is not Keras 2 in TensorFlow {tf.__version__} with TF_USE_LEGACY_KERAS=1 "
+            "(the tf_keras package is not installed or does not import)")
+
+
+def _top(name: str | None) -> str:
+    return (name or "").split(".", 1)[0]
+
+
+def from_exception(exc: BaseException) -> str | None:
+    """The reason a case is unavailable when setting it up raised ``exc``, or None when
+    ``exc`` is a failure like any other."""
+    if isinstance(exc, ImportError):
+        text = f"{type(exc).__name__}: {exc}"
+        why = not_installed(_top(exc.name))
+        return f"{text} ({why})" if why else text
+    if isinstance(exc, AttributeError):
+        m = _MISSING_ATTR.search(str(exc))
+        obj = getattr(exc, "obj", None)
+        module = m.group(1) if m else getattr(obj, "__name__", None) if obj is not None else None
+        if module and _top(module) in API_PACKAGES:
+            return f"AttributeError: {exc} (an API this TensorFlow version does not have)"
+    return None
+
+
+def not_installed(module: str) -> str | None:
+    """pip's reason, recorded in this venv's stamp, for the package of ``module`` not
+    being installed (None when the stamp does not name it, or there is no stamp)."""
+    if not module:
+        return None
+    try:
+        stamp = json.loads((Path(sys.prefix) / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for dist, why in (stamp.get("not_installed") or {}).items():
+        if dist.replace("-", "_").lower() == module.lower():
+            last = str(why).strip().splitlines()[-1:] or ["no reason recorded"]
+            return f"{dist} did not install in this TensorFlow's venv: {last[0]}"
+    return None

@@ -49,8 +49,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ...errors import TfperfError
-from ...store import locked
+from ..errors import TfperfError
+from ..store import locked
 from . import envinfo
 
 STAMP = "tfperf-venv.json"
@@ -141,7 +141,7 @@ def recipe_for(version: str, python: tuple[int, int] = sys.version_info[:2]) -> 
 
 def harness_requirements() -> tuple[str, ...]:
     """What the worker imports besides TensorFlow and the standard library, pinned to the
-    versions installed beside tfperf: psutil (``tfperf.measure.env.machine``)."""
+    versions installed beside tfperf: psutil (``tfperf.measure.envinfo``)."""
     return tuple(f"{dist}=={metadata.version(dist)}" for dist in HARNESS_IMPORTS)
 
 
