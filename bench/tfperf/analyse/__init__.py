@@ -1,9 +1,10 @@
 """Analysis of stored results: pure functions over loaded documents, no TensorFlow.
 
 Read it bottom up: what is loaded, how it is judged, the dataset that computes it once, and
-the views the pages take from that dataset. Loading is three modules, kept at the top;
-judging and the views are the two roles a reader looks for apart, so each has a folder
-whose ``__init__`` names its modules:
+the views the pages take from that dataset. Loading is three modules, kept at the top (a
+folder of three would only add a level); judging (six modules) and the views (four) are the
+two roles a reader looks for apart, so each has a folder whose ``__init__`` names its
+modules:
 
 * ``versions``  – TensorFlow releases as a dimension of the results: which release a result
   measured, their numeric order, how a page names them, development builds;
@@ -11,10 +12,11 @@ whose ``__init__`` names its modules:
   (measurements, A/A pairs, runners, chart rows), which of them count (stale marking, the
   current result per case, history per release), and failed results in words;
 * ``origins``   – the figures a topic's sources reported, from ``docs/sources/<topic>.yaml``;
-* ``judge/``    – judging the records (imports the three above, never ``dataset`` or
-  ``views``): the one vocabulary of findings (faster, slower, the same, unclear), speedups
-  with intervals and noise floors per scenario, recommendations, settings groups and
-  controls, claims, per-step and first-call costs, arrival patterns, findings per release;
+* ``judge/``    – judging the records (imports ``records`` and ``versions``, never
+  ``dataset`` or ``views``): the one vocabulary of findings (faster, slower, the same,
+  unclear), speedups with intervals and noise floors per scenario, recommendations,
+  settings groups and controls, claims, per-step and first-call costs, arrival patterns,
+  findings per release;
 * ``dataset``   – all of it computed once: ``analyse(results_root, snippets_dir)``;
 * ``views/``    – what the pages and reports need from a ``Dataset`` or from two sets of
   results compared (nothing else imports them): answers, advice, the home page's tables,
