@@ -35,8 +35,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 from tfperf.analyse import Dataset, Finding, Measurement, analyse
-from tfperf.analyse.judge.controls import controls_for
-from tfperf.analyse.judge.controls import index as control_index
+from tfperf.analyse.judge.scenarios import controls_for
+from tfperf.analyse.judge.scenarios import index as control_index
 from tfperf.arrival import words
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from tfperf.analyse import analyse
 from tfperf.analyse.judge.effects import Finding, Verdict
-from tfperf.analyse.load.noise import ASSUMED_NOISE, noise_floor
-from tfperf.analyse.views.findings import findings
+from tfperf.analyse.judge.scenarios import ASSUMED_NOISE, noise_floor
+from tfperf.analyse.views.answers import findings
 from tfperf.store.record_types import key_hash
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"

@@ -15,7 +15,7 @@ import pytest
 
 from tfperf import cases, store
 from tfperf.analyse.dataset import analyse_documents
-from tfperf.analyse.load.records import read_documents
+from tfperf.analyse.records import read_documents
 from tfperf.arrival import BACK_TO_BACK, Arrival, Pattern
 from tfperf.errors import CaseGridError, ResultsFileError
 from tfperf.measure.supervise.records import tail_record

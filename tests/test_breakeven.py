@@ -1,4 +1,4 @@
-"""tfperf.analyse.judge.breakeven: when XLA's compile time pays off, and the ten-run view."""
+"""tfperf.analyse.judge.per_step: when XLA's compile time pays off, and the ten-run view."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tfperf.analyse.judge.breakeven import breakeven_calls, breakeven_table, ten_run_view
-from tfperf.analyse.load.records import Measurement, Source
+from tfperf.analyse.judge.per_step import breakeven_calls, breakeven_table, ten_run_view
+from tfperf.analyse.records import Measurement, Source
 
 
 def _total(first: float, per: float, n: int) -> float:

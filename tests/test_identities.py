@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tfperf import cases, store
-from tfperf.analyse.load import records
+from tfperf.analyse import records
 from tfperf.cases import topic as topic_module
 from tfperf.cases.topic import Topic, load_topic
 from tfperf.errors import CaseGridError, TfperfError

@@ -64,12 +64,12 @@ PLANTED = [
     ("store/record_types.py", "import tfperf.render", {STAGES, RENDER_ALONE},
      "tfperf.store.record_types -> tfperf.render"),
     ("analyse/planted.py", "import tensorflow", {MEASURED}, "tfperf.analyse.planted -> tensorflow"),
-    ("analyse/load/noise.py", "def f():\n    from ...measure.supervise import rounds\n", {STAGES},
-     "tfperf.analyse.load.noise -> tfperf.measure.supervise.rounds"),
+    ("analyse/records.py", "def f():\n    from ..measure.supervise import rounds\n", {STAGES},
+     "tfperf.analyse.records -> tfperf.measure.supervise.rounds"),
     ("render/page/html.py", "from ...measure.worker import timing", {RENDER_READS},
      "tfperf.render.page.html -> tfperf.measure.worker.timing"),
-    ("render/page/html.py", "from ...analyse.load.noise import noise_floor", {FACADE},
-     "tfperf.render.page.html -> tfperf.analyse.load.noise"),
+    ("render/page/html.py", "from ...analyse.judge.scenarios import noise_floor", {FACADE},
+     "tfperf.render.page.html -> tfperf.analyse.judge.scenarios"),
     # In advise, measure's top role: planted lower, the CLI's own imports of supervise would
     # also break measure's roles (a chain envinfo -> cli -> supervise).
     ("measure/advise/topics.py", "from ... import cli", {STAGES, CLI_TOP},
@@ -113,15 +113,15 @@ def test_a_listed_exception_passes_and_one_that_went_fails(tmp_path: Path) -> No
     assert text.count("\nignore_imports = []\n") == 1, "the layers contract's ignore_imports is no longer empty"
     config = tmp_path / "pyproject.toml"
     config.write_text(text.replace("\nignore_imports = []\n",
-                                   '\nignore_imports = ["tfperf.analyse.load.noise -> tfperf.measure.supervise.rounds"]\n'),
+                                   '\nignore_imports = ["tfperf.analyse.records -> tfperf.measure.supervise.rounds"]\n'),
                       encoding="utf-8")
     done = lint_imports(ROOT / "bench", config)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "No matches for ignored import tfperf.analyse.load.noise -> tfperf.measure.supervise.rounds." in (
+    assert "No matches for ignored import tfperf.analyse.records -> tfperf.measure.supervise.rounds." in (
         done.stdout + done.stderr), done.stdout + done.stderr
     shutil.copytree(PACKAGE, tmp_path / "tfperf", ignore=shutil.ignore_patterns("__pycache__"))
-    noise = tmp_path / "tfperf" / "analyse" / "load" / "noise.py"      # breaks the layers (a planted test above)
-    noise.write_text(noise.read_text(encoding="utf-8") + "\nfrom ...measure.supervise import rounds\n", encoding="utf-8")
+    records = tmp_path / "tfperf" / "analyse" / "records.py"      # breaks the layers (a planted test above)
+    records.write_text(records.read_text(encoding="utf-8") + "\nfrom ..measure.supervise import rounds\n", encoding="utf-8")
     done = lint_imports(tmp_path, config)
     assert done.returncode == 0, done.stdout + done.stderr
     assert verdicts(done.stdout) == dict.fromkeys(CONTRACTS, "KEPT"), done.stdout

@@ -15,7 +15,7 @@ from test_version_changes import cell, check
 
 from tfperf.analyse.judge.effects import Finding
 from tfperf.analyse.judge.version_verdicts import VersionStrip, _cell, steady_text, strip_text
-from tfperf.analyse.load.versions import build_date, is_development, short_labels, sort_versions
+from tfperf.analyse.versions import build_date, is_development, short_labels, sort_versions
 from tfperf.measure import venvs
 from tfperf.render.blocks.version_blocks import _verdict
 
@@ -109,7 +109,7 @@ def test_a_nightly_is_never_current_and_is_the_versions_tables_last_column() -> 
 
     from history_data import TOPIC, dataset
 
-    from tfperf.analyse.load.select import current
+    from tfperf.analyse.records import current
 
     ds = dataset()
     as_nightly = [replace(m, key={**m.key, "tensorflow": NIGHTLY}) if m.source.profile == "history" and m.tensorflow == "2.21.0" else m

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tfperf.analyse.load.noise import ASSUMED_NOISE, noise_floor
-from tfperf.analyse.load.records import Noise
+from tfperf.analyse.judge.scenarios import ASSUMED_NOISE, noise_floor
+from tfperf.analyse.records import Noise
 
 
 def _n(case_id: str, rel: float, runner: str = "r") -> Noise:

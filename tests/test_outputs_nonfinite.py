@@ -43,7 +43,7 @@ def test_the_analysis_reads_the_count_from_the_fields_and_from_an_older_note() -
     from dataclasses import replace
 
     from tfperf.analyse.judge.scenarios import nonfinite, output_error
-    from tfperf.analyse.load.records import Measurement
+    from tfperf.analyse.records import Measurement
 
     base = Measurement.__new__(Measurement)
     fields = {f: None for f in Measurement.__dataclass_fields__}

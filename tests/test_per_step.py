@@ -21,7 +21,7 @@ from tfperf.analyse.dataset import load_topics
 from tfperf.analyse.judge.claims import ClaimResult, check_claim
 from tfperf.analyse.judge.effects import Finding, Verdict
 from tfperf.analyse.judge.per_step import fit_samples, line, per_step_ratio, step_groups, step_scenarios
-from tfperf.analyse.load.records import Measurement
+from tfperf.analyse.records import Measurement
 from tfperf.cases import PARAM_KEY, with_step_param
 from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
@@ -282,7 +282,7 @@ def test_the_block_needs_a_topic_with_per_step(ds) -> None:  # type: ignore[no-u
 
 
 def test_the_fixture_passes_the_store() -> None:
-    from tfperf.analyse.load.source import load_results
+    from tfperf.analyse.records import load_results
 
     docs, errors = load_results(RESULTS)
     assert errors == [] and len(docs) == 1

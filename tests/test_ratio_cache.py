@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tfperf import stats
-from tfperf.analyse.judge.ratios import RatioCache
+from tfperf.analyse.judge.scenarios import RatioCache
 
 BASE = [1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98]
 CAND = [0.5, 0.55, 0.45, 0.52, 0.48, 0.51, 0.49]

@@ -16,7 +16,7 @@ import yaml
 
 from tfperf.analyse import analyse
 from tfperf.analyse.judge.effects import Finding, Verdict
-from tfperf.analyse.judge.settings import baseline_of
+from tfperf.analyse.judge.scenarios import baseline_of
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.charts.builder import ChartError
 from tfperf.render.charts.settings_chart import settings_chart_spec, x_positions

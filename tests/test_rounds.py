@@ -17,7 +17,7 @@ from tfperf.measure.supervise.rounds import AA_SUFFIX, RoundRule, Rounds, Slot, 
 
 if TYPE_CHECKING:
     from tfperf.analyse.judge.claims import ClaimCheck, ClaimResult
-    from tfperf.analyse.judge.ratios import Ratio
+    from tfperf.analyse.judge.scenarios import Ratio
 
 SLOTS = [Slot("g1", "a"), Slot("g1", "b"), Slot("g2", "a2"), Slot("g2", "b2"), Slot("g1", "a", aa=True)]
 
@@ -327,8 +327,7 @@ def _claim_check(ratio: Ratio, within_tolerance: bool | None = True, **claim: ob
     from types import SimpleNamespace
 
     from tfperf.analyse.judge.claims import _check
-    from tfperf.analyse.judge.scenarios import Scenario
-    from tfperf.analyse.load.noise import NoiseFloor
+    from tfperf.analyse.judge.scenarios import NoiseFloor, Scenario
 
     winner = SimpleNamespace(within_tolerance=within_tolerance)     # all _check reads of the winner
     return _check({"id": "c", **claim}, Scenario("box", "t", {}, {}), ratio, NoiseFloor(0.01, "A/A"),
@@ -350,7 +349,7 @@ def test_a_claim_counts_only_speedups_of_its_minimum_effect() -> None:
     the comparison finds the two the same and the claim does not hold, unless the claim
     asks for less."""
     from tfperf.analyse.judge.effects import MARGIN, Finding, Verdict
-    from tfperf.analyse.judge.ratios import Ratio
+    from tfperf.analyse.judge.scenarios import Ratio
 
     r = Ratio(1.03, 1.02, 1.04, paired=True, n=40)
     assert MARGIN == 0.05
@@ -369,7 +368,7 @@ def test_a_wrong_output_never_wins() -> None:
     scenario (never "faster"), a claim with only such scenarios does not hold, and the
     words say so."""
     from tfperf.analyse.judge.effects import Finding, Verdict
-    from tfperf.analyse.judge.ratios import Ratio
+    from tfperf.analyse.judge.scenarios import Ratio
 
     fast = Ratio(3.0, 2.9, 3.1, paired=True, n=40)
     assert _claim_check(fast).finding == Finding.FASTER
@@ -395,7 +394,7 @@ def test_does_not_hold_and_unclear_read_as_different_lines() -> None:
     their mixes, is its own line, with the direction of a claim that does not hold in
     words."""
     from tfperf.analyse.judge.effects import Finding
-    from tfperf.analyse.judge.ratios import Ratio
+    from tfperf.analyse.judge.scenarios import Ratio
 
     def faster() -> ClaimCheck:
         return _claim_check(Ratio(2.0, 1.9, 2.1, paired=True, n=40))

@@ -4,7 +4,7 @@ environments only."""
 
 from __future__ import annotations
 
-from tfperf.analyse.load.records import Runner
+from tfperf.analyse.records import Runner
 from tfperf.render.blocks.blocks import _keras_in_use
 
 

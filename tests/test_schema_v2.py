@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tfperf import store
-from tfperf.analyse.judge.ratios import RatioCache
-from tfperf.analyse.load.records import read_documents
+from tfperf.analyse.judge.scenarios import RatioCache
+from tfperf.analyse.records import read_documents
 from tfperf.errors import ResultsFileError
 from tfperf.store.record_types import key_hash
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tfperf.analyse import analyse
-from tfperf.analyse.views.settings_advice import FASTER, SLOWER, UNCLEAR, advise_settings
+from tfperf.analyse.views.advice import FASTER, SLOWER, UNCLEAR, advise_settings
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.directives import parse_block
 from tfperf.render.page.embed import SvgCache

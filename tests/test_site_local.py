@@ -23,7 +23,7 @@ import yaml
 
 from tfperf.analyse import analyse
 from tfperf.analyse.judge.effects import Finding, Verdict
-from tfperf.analyse.views.local import this_machine
+from tfperf.analyse.views.versus import this_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 ANALYSIS = ROOT / "tests" / "fixtures" / "site" / "analysis"

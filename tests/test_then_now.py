@@ -13,9 +13,8 @@ import pytest
 from tfperf.analyse import analyse
 from tfperf.analyse.dataset import load_topics
 from tfperf.analyse.judge.effects import Finding, Verdict, range_text
-from tfperf.analyse.load.origins import SourcesFileError, load_sources
-from tfperf.analyse.views.answers import claim_answer
-from tfperf.analyse.views.then_now import then_now
+from tfperf.analyse.origins import SourcesFileError, load_sources
+from tfperf.analyse.views.answers import claim_answer, then_now
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.context import badge, stated
 from tfperf.render.page.directives import parse_block

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from tfperf.analyse import analyse, question_answers
-from tfperf.analyse.load.origins import load_sources
+from tfperf.analyse.origins import load_sources
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 from tfperf.render.page.context import no_results

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tfperf.analyse.load.select import mark_stale
+from tfperf.analyse.records import mark_stale
 from tfperf.cases import Topic, discover
 from tfperf.cases.topic import load_topic
 from tfperf.cases.variant_source import source_hashes

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from tfperf.analyse.judge.claims import ClaimCheck
 from tfperf.analyse.judge.effects import MARGIN, Finding, effect
-from tfperf.analyse.judge.ratios import Ratio
-from tfperf.analyse.judge.scenarios import Scenario
+from tfperf.analyse.judge.scenarios import Ratio, Scenario
 from tfperf.analyse.judge.version_verdicts import VersionStrip, _cell, changed
 
 

@@ -14,10 +14,9 @@ from history_data import TOPIC, dataset
 
 from tfperf.analyse.judge.effects import Finding
 from tfperf.analyse.judge.version_verdicts import NOT_AVAILABLE, NOT_MEASURED, VersionStrip, strip_text
-from tfperf.analyse.load.failures import failed_results, failure_summary
-from tfperf.analyse.load.records import Measurement, Source, series_names
-from tfperf.analyse.load.versions import release_key, short_labels, sort_versions, tf_version
-from tfperf.analyse.views.versions_table import versions_table
+from tfperf.analyse.records import Measurement, Source, failed_results, failure_summary, series_names
+from tfperf.analyse.versions import release_key, short_labels, sort_versions, tf_version
+from tfperf.analyse.views.answers import versions_table
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +67,7 @@ def test_current_is_the_newest_release_not_the_newest_run(ds) -> None:  # type: 
     assert {(m.tensorflow, m.source.profile) for m in only_history.current} == {("2.21.0", "history")}
     # ... and without 2.21.0 at all, the newest measured one (2.16.2), never 2.12.1 or 2.15.1.
     older = [m for m in only_history.measurements if m.tensorflow != "2.21.0"]
-    from tfperf.analyse.load.select import current
+    from tfperf.analyse.records import current
     assert {m.tensorflow for m in current(older) if m.runner == "fixture-a"} == {"2.16.2"}
 
 
@@ -80,7 +79,7 @@ def test_history_results_under_other_case_ids_stay_history_where_the_main_profil
     main grid's parameters."""
     from dataclasses import replace
 
-    from tfperf.analyse.load.select import current, history
+    from tfperf.analyse.records import current, history
 
     def without_size(m):  # type: ignore[no-untyped-def]   # history does not vary `size`
         if m.source.profile != "history":

@@ -1,27 +1,37 @@
 """Analysis of stored results: pure functions over loaded documents, no TensorFlow.
 
-Three sub-packages by role, each lower one imported by the ones above it, and the module that
-puts them together:
+Read it bottom up: what is loaded, how it is judged, the dataset that computes it once, and
+the views the pages take from that dataset. Loading is three modules, kept at the top (a
+folder of three would only add a level); judging (six modules) and the views (four) are the
+two roles a reader looks for apart, so each has a folder whose ``__init__`` names its
+modules:
 
-* ``load/``   – loading and selecting results: the files read, flattened into records, the
-  current result per case, releases, noise floors, failures, the sources' figures;
-* ``judge/``  – judging them: speedups with intervals, the one vocabulary of findings (faster,
-  slower, the same, unclear), recommendations, claims, controls, per-step costs, arrival
-  patterns, findings per release;
-* ``dataset`` – all of it computed once: ``analyse(results_root, snippets_dir)``;
-* ``views/``  – what the pages and reports need from a ``Dataset``: answers, advice, the home
-  page's tables, then and now, this machine against the published runners, regressions.
-
-Each sub-package's ``__init__`` names its modules and what each is for.
+* ``versions``  – TensorFlow releases as a dimension of the results: which release a result
+  measured, their numeric order, how a page names them, development builds;
+* ``records``   – the results files of a data root read and flattened into plain records
+  (measurements, A/A pairs, runners, chart rows), which of them count (stale marking, the
+  current result per case, history per release), and failed results in words;
+* ``origins``   – the figures a topic's sources reported, from ``docs/sources/<topic>.yaml``;
+* ``judge/``    – judging the records (imports ``records`` and ``versions``, never
+  ``dataset`` or ``views``): the one vocabulary of findings (faster, slower, the same,
+  unclear), speedups with intervals and noise floors per scenario, recommendations,
+  settings groups and controls, claims, per-step and first-call costs, arrival patterns,
+  findings per release;
+* ``dataset``   – all of it computed once: ``analyse(results_root, snippets_dir)``;
+* ``views/``    – what the pages and reports need from a ``Dataset`` or from two sets of
+  results compared (nothing else imports them): answers, advice, the home page's tables,
+  then and now, this machine against the published runners, regressions.
 
 This package is the stage's public API: render and the CLI import the analysis from
 ``tfperf.analyse`` only, never from its modules (the "facade" contract in pyproject.toml and
 tests/test_layers.py fail on a deep import). It exports exactly the names they use,
-``__all__`` below; a new one is added here when a renderer needs it. Three are exported under
-another name than their module gives them (``headline_findings``, ``claims_by_release``,
-``topic_then_now``): a name equal to a module's would replace that module on its package
-and read, to both checks, as an import of the module. No module of this package imports
-the package itself (that would be a cycle): they import each other by module.
+``__all__`` below; a new one is added here when a renderer needs it. Three functions of
+``views.answers`` are exported under a name that says which table a page gets from them
+(``headline_findings`` is ``findings``, ``claims_by_release`` is ``versions_table``,
+``topic_then_now`` is ``then_now``). No exported name is also a module's name (checked by
+tests/test_layers.py): it would replace that module on its package and read, to both
+checks, as an import of the module. No module of this package imports the package itself
+(that would be a cycle): they import each other by module.
 """
 
 from ..cases import Claim
@@ -42,8 +52,7 @@ from .judge.effects import (
     summary_text,
 )
 from .judge.per_step import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, step_groups
-from .judge.ratios import RatioCache
-from .judge.scenarios import exclusion_reason, nonfinite
+from .judge.scenarios import RatioCache, exclusion_reason, nonfinite
 from .judge.version_verdicts import (
     FAILED,
     NOT_AVAILABLE,
@@ -55,19 +64,23 @@ from .judge.version_verdicts import (
     speedup_rows,
     steady_text,
 )
-from .load.failures import error_line, failed_results
-from .load.origins import Origin, Sources, load_sources
-from .load.records import ChartRow, LoadedBreakdown, Measurement, params_id, settings_id
-from .load.versions import is_development, listing, release_key, short_labels, sort_versions
-from .views.advice import advise
-from .views.answers import ClaimAnswer, QuestionAnswer, claim_answer, hardware_name, question_answers, runner_name
-from .views.findings import findings as headline_findings
-from .views.local import LOCAL_ROOT, ThisMachine, this_machine
-from .views.settings_advice import Choice, SettingsAdvice, advise_settings
-from .views.then_now import ThenNow
-from .views.then_now import then_now as topic_then_now
-from .views.versions_table import versions_table as claims_by_release
-from .views.versus import Versus, as_json, compare_files
+from .origins import Origin, Sources, load_sources
+from .records import ChartRow, LoadedBreakdown, Measurement, error_line, failed_results, params_id, settings_id
+from .versions import is_development, listing, release_key, short_labels, sort_versions
+from .views.advice import Choice, SettingsAdvice, advise, advise_settings
+from .views.answers import (
+    ClaimAnswer,
+    QuestionAnswer,
+    ThenNow,
+    claim_answer,
+    hardware_name,
+    question_answers,
+    runner_name,
+)
+from .views.answers import findings as headline_findings
+from .views.answers import then_now as topic_then_now
+from .views.answers import versions_table as claims_by_release
+from .views.versus import LOCAL_ROOT, ThisMachine, Versus, as_json, compare_files, this_machine
 
 __all__ = [
     "FAILED",

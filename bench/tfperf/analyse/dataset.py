@@ -16,26 +16,36 @@ from ..cases import Claim, Topic, load
 from ..errors import ResultsFileError, TfperfError
 from ..store.record_types import ResultsDoc
 from .judge.arrivals import PatternTable, pattern_claims, pattern_ids, pattern_tables
-from .judge.breakeven import BreakEven, TenRunView, breakeven_table, ten_run_view
 from .judge.claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim, plain_label
-from .judge.ratios import RatioCache
-from .judge.scenarios import Recommendation, Scenario, exclusion_reason, recommend, scenarios
-from .judge.settings import SettingsSpeedup, settings_speedups
+from .judge.per_step import BreakEven, TenRunView, breakeven_table, ten_run_view
+from .judge.scenarios import (
+    RatioCache,
+    Recommendation,
+    Scenario,
+    SettingsSpeedup,
+    exclusion_reason,
+    noise_floor,
+    recommend,
+    scenarios,
+    settings_speedups,
+)
 from .judge.version_verdicts import VersionStrip, version_strips
-from .load.noise import noise_floor
-from .load.records import (
+from .records import (
     ChartRow,
     LoadedBreakdown,
     Measurement,
     Noise,
     Runner,
     back_to_back,
+    current,
+    history,
+    load_results,
+    mark_stale,
+    per_version,
     read_documents,
     settings_id,
 )
-from .load.select import current, history, mark_stale, per_version
-from .load.source import load_results
-from .load.versions import HISTORY_PROFILE, release_key
+from .versions import HISTORY_PROFILE, release_key
 
 
 def load_topics(snippets_dir: str | Path) -> tuple[dict[str, Topic], list[TfperfError]]:
@@ -240,7 +250,7 @@ class Dataset:
 
     def breakeven(self, topic: str, baseline: str, candidate: str) -> list[tuple[BreakEven, list[Measurement]]]:
         """Per runner and scenario: after how many calls ``candidate``'s slower first call is
-        repaid (``breakeven.breakeven_table`` over the current ok results), with the two
+        repaid (:func:`~tfperf.analyse.judge.per_step.breakeven_table` over the current ok results), with the two
         measurements it was computed from."""
         out = []
         by_runner: dict[str, list[Measurement]] = {}
@@ -364,7 +374,7 @@ def analyse(results_root: str | Path, snippets_dir: str | Path, cache: RatioCach
 def analyse_documents(docs: Sequence[tuple[Path, ResultsDoc]], snippets_dir: str | Path,
                       results_root: str | Path = "", cache: RatioCache | None = None,
                       load_errors: list[ResultsFileError] | None = None) -> Dataset:
-    """The dataset of documents already loaded (``source.load_results`` validates them)."""
+    """The dataset of documents already loaded (:func:`~tfperf.analyse.records.load_results` validates them)."""
     load_errors = load_errors or []
     topics, failed = _load_topics(snippets_dir)
     every, all_noise, runners, breakdowns = read_documents(docs)

@@ -21,14 +21,10 @@ from dataclasses import dataclass
 from ... import stats
 from ...arrival import words
 from ...cases import Claim
-from ..load.noise import NoiseFloor
-from ..load.records import Measurement, Noise, settings_id
-from ..load.select import current
+from ..records import Measurement, Noise, current, settings_id
 from .claims import ClaimResult, check_claim, check_settings_claim, is_settings_claim
 from .effects import MARGIN, Finding, effect
-from .ratios import Ratio, RatioCache
-from .scenarios import exclusion_reason, scenarios
-from .settings import baseline_of, pair_noise
+from .scenarios import NoiseFloor, Ratio, RatioCache, baseline_of, exclusion_reason, pair_noise, scenarios
 
 
 def pattern_words(arrival_id: str) -> str:

@@ -20,11 +20,7 @@ from dataclasses import dataclass
 
 from ... import stats
 from ...cases import PARAM_KEY, Claim, Control
-from ..load.failures import failure_summary
-from ..load.noise import NoiseFloor
-from ..load.records import Measurement, Noise, settings_id
-from .controls import controls_for
-from .controls import index as control_index
+from ..records import Measurement, Noise, failure_summary, settings_id
 from .effects import (
     EXPECTED,
     MARGIN,
@@ -40,9 +36,17 @@ from .effects import (
     verdict,
 )
 from .per_step import is_per_step, per_step_ratio, step_scenarios
-from .ratios import Ratio, RatioCache
-from .scenarios import Scenario, exclusion_reason, scenarios
-from .settings import pair_noise
+from .scenarios import (
+    NoiseFloor,
+    Ratio,
+    RatioCache,
+    Scenario,
+    controls_for,
+    exclusion_reason,
+    pair_noise,
+    scenarios,
+)
+from .scenarios import index as control_index
 
 NO_DATA = Finding.NO_DATA
 
@@ -282,7 +286,7 @@ def check_settings_claim(claim: Claim, measurements: Iterable[Measurement], topi
     """A claim between two settings groups. A scenario is a runner, the parameters and the
     settings the claim does not set; ``where`` may name parameters and those settings.
     The noise floor is the larger of the two groups' floors. When one of the topic's
-    ``controls`` (:mod:`tfperf.analyse.judge.controls`) failed in the scenario, a clear finding
+    ``controls`` (:func:`tfperf.analyse.judge.scenarios.controls_for`) failed in the scenario, a clear finding
     becomes "unclear": the processes were not comparable."""
     candidate, baseline = str(claim.get("candidate")), str(claim.get("baseline"))
     cs = {str(k): str(v) for k, v in (claim.get("candidate_settings") or {}).items()}

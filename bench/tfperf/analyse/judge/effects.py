@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ... import stats
-from ..load.versions import listing
+from ..versions import listing
 
 MARGIN = stats.MIN_EFFECT  # the smallest difference the guide calls a difference (a claim may set its own)
 SUBSTANTIAL_SHARE = 0.25  # "depends on the case": each side in at least this share of the scenarios ...

@@ -24,11 +24,11 @@ from itertools import pairwise
 from typing import TypedDict
 
 from ...cases import Claim, Control
-from ..load.records import Measurement, Noise, params_id, settings_id
-from ..load.versions import UNAVAILABLE, is_development, listing, nightly_label, short_labels, sort_versions, span
+from ..records import Measurement, Noise, params_id, settings_id
+from ..versions import UNAVAILABLE, is_development, listing, nightly_label, short_labels, sort_versions, span
 from .claims import NO_DATA, ClaimCheck, ClaimResult, Labeller, check_any_claim, plain_label, scenario_labels
 from .effects import Finding, Summary, Verdict, summarise, summary_text, verdict
-from .ratios import RatioCache
+from .scenarios import RatioCache
 
 NOT_AVAILABLE, FAILED, NOT_MEASURED = "not available", "failed", "not measured"
 CLEAR = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.DEPENDS)   # what a change is read from
@@ -204,7 +204,7 @@ def version_strips(claim: Claim, measurements: Iterable[Measurement], topic: str
                    label: Labeller = plain_label, order: Sequence[str] = (),
                    values: Mapping[str, Sequence[object]] | None = None) -> list[VersionStrip]:
     """Per runner measured with two or more releases: the claim's finding in each release.
-    ``measurements``: one per (runner, case, release), any status (``select.per_version``);
+    ``measurements``: one per (runner, case, release), any status (:func:`tfperf.analyse.records.per_version`);
     ``headline``: the claim on the current results, whose release's cell it becomes."""
     mine = [m for m in measurements if m.topic == topic]
     by_version: dict[str, list[Measurement]] = defaultdict(list)

@@ -1,5 +1,5 @@
 """The reader's questions and their answers, in the guide's one vocabulary
-(:mod:`tfperf.analyse.judge.effects`).
+(:mod:`tfperf.analyse.judge.effects`), and the tables that gather the claims.
 
 * :func:`claim_answer`: one claim on each runner: its finding over the runner's scenarios
   in words, with magnitudes and the exceptions named, whether the source's answer holds,
@@ -9,6 +9,17 @@
 * :func:`question_answers`: a topic's ``questions:``, each answered from its claims: a lead
   ("Yes", "No", "It depends", "Unclear") from the leading claim, then one sentence per
   claim and runner.
+* :func:`findings`: the home page's table of every claim: per runner, its finding in words
+  and whether the source's answer holds (:func:`claim_answer`), with whether its finding
+  changed across releases and whether some of its results are stale.
+* :func:`versions_table`: the home page's table of claims × TensorFlow releases: every
+  claim measured with two or more releases, grouped by topic in the pages' reading order,
+  with its finding per release (:mod:`tfperf.analyse.judge.version_verdicts`); one row per
+  runner where several runners were measured across releases.
+* :func:`then_now`: what changed since the source: a source's figure (quoted from
+  ``docs/sources/<topic>.yaml``, :mod:`tfperf.analyse.origins`) beside today's finding on
+  the claim that tests it, in the words of :func:`claim_answer`: "2019: compile() made
+  predict() 30× slower → today: does not hold: the same in 28 of 30 scenarios ...".
 """
 
 from __future__ import annotations
@@ -16,8 +27,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
 from ...hardware import isa_class, vendor
@@ -35,8 +46,11 @@ from ..judge.effects import (
     ratio_text,
     summary_rest,
 )
-from ..load.records import Measurement, Runner
-from ..load.versions import minor, sort_versions
+from ..judge.version_verdicts import NOT_MEASURED, VersionCell, VersionStrip
+from ..origins import SourceFigure, Sources
+from ..records import Measurement, Runner
+from ..versions import minor, short_labels, sort_versions
+
 
 ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlow's docs spell them
 
@@ -412,3 +426,107 @@ def accuracy_sentences(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...],
             out.append(f"{head}{info.display_name(name)}'s output differs from {reference}'s by at most "
                        f"{worst.max_abs_diff:.2g} ({where}); {held}")
     return tuple(out)
+
+
+# -- the home page's tables --------------------------------------------------------------------
+
+@dataclass
+class ClaimRow:
+    topic: str
+    topic_title: str
+    answer: ClaimAnswer
+    changed: bool                     # the finding changed between TensorFlow releases somewhere
+    stale: bool                       # some of the results behind it are stale
+    failed: str | None                # "failed: N cases (first error: ...)" when no runner has data
+
+
+def findings(ds: Dataset, order: Sequence[str] = ()) -> list[ClaimRow]:
+    """Every claim of every topic, topics in ``order`` (the pages' reading order) first,
+    then the others by name; a topic's claims in the order its YAML gives them."""
+    rank = {t: i for i, t in enumerate(order)}
+    out: list[ClaimRow] = []
+    for topic in sorted(ds.topic_names(), key=lambda t: (rank.get(t, len(rank)), t)):
+        info = ds.topics.get(topic)
+        flips = ds.changed_claims(topic)
+        for cr in ds.claim_results(topic):
+            answer = claim_answer(ds, topic, cr.id)
+            if answer is None:
+                continue
+            out.append(ClaimRow(topic=topic, topic_title=info.title if info else topic, answer=answer,
+                               changed=cr.id in flips, stale=any(c.scenario.stale for c in cr.checks),
+                               failed=None if cr.runners_with_data else cr.failed_text()))
+    return out
+
+
+@dataclass
+class VersionRow:
+    topic: str
+    topic_title: str
+    strip: VersionStrip
+
+    def cell(self, version: str) -> VersionCell:
+        """The claim's cell for ``version``; "not measured" where this runner did not
+        measure the topic with it."""
+        return next((c for c in self.strip.cells if c.version == version),
+                    VersionCell(version, NOT_MEASURED, NOT_MEASURED))
+
+
+@dataclass
+class VersionsTable:
+    versions: list[str]                       # every release of any row, in order
+    rows: list[VersionRow]
+    runners: list[str]                        # runners with rows (hardware, not software)
+    unmeasured: list[tuple[str, str, str]] = field(default_factory=list)   # (topic, claim id, text) of
+    # claims of topics measured across releases whose own scenarios were not
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return short_labels(self.versions)
+
+    @property
+    def changed(self) -> list[VersionRow]:
+        return [r for r in self.rows if r.strip.changed]
+
+
+def versions_table(ds: Dataset, order: Sequence[str] = ()) -> VersionsTable:
+    """Topics in ``order`` (the nav's) first, then the others by name; a topic's claims in
+    its YAML's order; within a claim, runners by name."""
+    rank = {t: i for i, t in enumerate(order)}
+    rows: list[VersionRow] = []
+    unmeasured: list[tuple[str, str, str]] = []
+    for topic in sorted(ds.topic_names(), key=lambda t: (rank.get(t, len(rank)), t)):
+        strips = ds.version_strips(topic)
+        if not strips:
+            continue
+        info = ds.topics.get(topic)
+        title = info.title if info else topic
+        for claim in ds.claims_of(topic):
+            mine = [s for s in strips if s.claim_id == str(claim.get("id"))]
+            rows += [VersionRow(topic, title, s) for s in mine]
+            if not mine:
+                unmeasured.append((topic, str(claim.get("id")), str(claim.get("text", claim.get("id")))))
+    versions = sort_versions(v for r in rows for v in r.strip.versions)
+    return VersionsTable(versions, rows, sorted({r.strip.runner for r in rows}), unmeasured)
+
+
+# -- then and now ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ThenNow:
+    figure: SourceFigure
+    claim_text: str
+    answer: ClaimAnswer | None     # today's finding per runner; None: no such claim
+
+    @property
+    def measured(self) -> bool:
+        return self.answer is not None and bool(self.answer.runners)
+
+
+def then_now(ds: Dataset, topic: str, sources: Sources) -> list[ThenNow]:
+    """One line per source figure of ``topic`` (``sources``: :func:`origins.load_sources`),
+    in the file's order."""
+    out = []
+    for fig in sources.get(topic, []):
+        claim = ds.claim(topic, fig.claim) or {}
+        out.append(ThenNow(fig, str(claim.get("text") or fig.claim), claim_answer(ds, topic, fig.claim)))
+    return out

@@ -1,4 +1,5 @@
-"""This machine against the published runners: the analysis behind ``tfperf compare``.
+"""This machine against the published runners: the analysis behind ``tfperf compare`` and
+the site's "this machine" sections.
 
 Given one local results document ("here") and the published results files, say per case
 where this machine sits against each published runner and profile:
@@ -8,10 +9,17 @@ where this machine sits against each published runner and profile:
 * whether this machine's median falls inside their spread (their interquartile range, and
   the 95% CI of their median);
 * per claim of a topic, the finding here beside the finding on each runner over the same
-  cases (``analyse.claims``, in the words of ``analyse.effects``);
+  cases (``judge.claims``, in the words of ``judge.effects``);
 * per scenario, whether the variant the page recommends for that runner is faster than
   the default way here too (``effects.effect`` with this machine's noise floor);
 * which published runner has this machine's CPU (``RunnerSummary.same_cpu``).
+
+The site reads two results roots: the published one (``data/results``: every verdict,
+count, table and chart line of the guide) and, when it exists, a local one
+(``local/results``, written by ``scripts/main``; git-ignored). The local files never
+enter the published :class:`~tfperf.analyse.Dataset`; each is compared with the
+published runners exactly as ``tfperf compare`` does (:func:`this_machine`, through
+:func:`compare_files`), and the pages show that comparison in a section of its own.
 
 Plain functions over loaded documents, no formatting (see ``tfperf.render.report.versus_text``).
 """
@@ -30,11 +38,18 @@ from ...hardware import cpu_identity, isa_class
 from ...store.record_types import Environment, ResultsDoc, Scalar
 from ..judge.claims import NO_DATA, ClaimResult, Labeller, check_any_claim, plain_label
 from ..judge.effects import MARGIN, Finding, effect
-from ..judge.ratios import Ratio, RatioCache
-from ..judge.scenarios import Scenario, exclusion_reason, recommend, scenarios
-from ..load.noise import NoiseFloor, noise_floor
-from ..load.records import Measurement, Noise, back_to_back, read_documents, settings_id
-from ..load.select import current, mark_stale
+from ..judge.scenarios import (
+    NoiseFloor,
+    Ratio,
+    RatioCache,
+    Scenario,
+    exclusion_reason,
+    noise_floor,
+    recommend,
+    scenarios,
+)
+from ..records import Measurement, Noise, back_to_back, current, mark_stale, read_documents, settings_id
+
 
 HERE = "this machine"
 
@@ -333,7 +348,7 @@ def compare_files(here_path: str | Path, published_root: str | Path, snippets_di
     ``topics_only`` restricts the comparison to these topics."""
     from ...store import load
     from ..dataset import load_topics
-    from ..load.source import load_results
+    from ..records import load_results
 
     topics, topic_errors = load_topics(snippets_dir)
     here_path = Path(here_path)
@@ -359,3 +374,48 @@ def compare_files(here_path: str | Path, published_root: str | Path, snippets_di
         others.append(side(name, path, doc, topics))
     others.sort(key=lambda s: s.name)
     return versus(here, others, topics, cache, errors=[str(e) for e in [*load_errors, *topic_errors]])
+
+
+# -- this machine on the site ------------------------------------------------------------------
+
+LOCAL_ROOT = "local/results"     # relative to the checkout (mkdocs.yml's folder)
+
+
+@dataclass
+class ThisMachine:
+    """Every local results file, each compared with the published runners."""
+
+    root: str                    # as the reader should see it (e.g. "local/results"), never absolute
+    views: list[Versus] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)   # local files that could not be used
+
+    def __bool__(self) -> bool:
+        return bool(self.views or self.errors)
+
+    def topic_views(self, topic: str) -> list[Versus]:
+        return [v for v in self.views if any(m.topic == topic for m in v.here.measurements)]
+
+    def file_of(self, v: Versus) -> str:
+        """The local file of one view, below the root as shown ("local/results/<runner>/quick.json")."""
+        return "/".join([self.root.rstrip("/"), *Path(v.here.path).parts[-2:]])
+
+
+def local_files(root: str | Path) -> list[Path]:
+    """The results files under a local root (``<root>/<runner>/<profile>.json``)."""
+    root = Path(root)
+    return sorted(p for p in root.glob("*/*.json") if p.is_file()) if root.is_dir() else []
+
+
+def this_machine(local_root: str | Path, published_root: str | Path, snippets_dir: str | Path,
+                 cache: RatioCache | None = None, shown_as: str | None = None) -> ThisMachine:
+    """Compare each local results file with every published one. A local file that cannot
+    be read is named in ``errors``; the published data is never touched. ``shown_as`` is
+    the root as pages name it (default: ``local_root`` as given)."""
+    out = ThisMachine(root=shown_as or str(local_root))
+    for path in local_files(local_root):
+        try:
+            out.views.append(compare_files(path, published_root, snippets_dir, cache=cache))
+        except TfperfError as exc:
+            out.errors.append(str(exc))
+    return out
+

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...store.record_types import Environment
+from ..store.record_types import Environment
 
 HISTORY_PROFILE = "history"
 UNAVAILABLE = "unavailable"       # result status: the variant does not exist in that version

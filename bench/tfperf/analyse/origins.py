@@ -3,7 +3,7 @@
 A topic page starts from an old question or blog post (its "History" box). Its figures are
 quotes, not measurements: they live in a file of their own beside the topic's YAML, one
 per topic, so that the "Do this" box can set each one beside today's verdict on the claim
-that tests it (:mod:`tfperf.analyse.views.then_now`)::
+that tests it (:func:`tfperf.analyse.views.answers.then_now`)::
 
     topic: predict_vs_call
     sources:
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...cases import read_yaml
-from ...errors import TfperfError, one_line
+from ..cases import read_yaml
+from ..errors import TfperfError, one_line
 
 SOURCE_KEYS = {"title": True, "url": False, "publisher": False, "licence": False, "date": True, "figures": True}
 FIGURE_KEYS = {"claim": True, "then": True, "quote": True, "context": False}   # key -> required

@@ -1,25 +1,61 @@
-"""Flat records read from results documents: one per result, per A/A pair, per runner.
+"""What the analysis reads: the results files of a data root, flattened into plain records
+(one per result, per A/A pair, per runner); which of those records count; and a failed
+result in words.
 
-Plain data only; every later stage (selection, comparisons, claims, rendering) works
-on these records, never on the raw JSON.
+Plain data only; every later stage (comparisons, claims, rendering) works on these
+records, never on the raw JSON.
+
+**The files** (:func:`load_results`). A data root (``data/results``) holds one file per
+runner and profile, ``<root>/<runner>/<profile>.json``; only regular files there are read,
+through the store's loader (limits, migration, validation). Anything else a reader could
+take for a results file (a symbolic link, a folder or FIFO named ``*.json``, a file at
+another depth) and every file that cannot be used becomes a :class:`ResultsFileError` in
+the error list, naming the path and what it is; the other files still load.
+
+**Which results count** (:func:`mark_stale`, :func:`current`, :func:`history`). Nothing is
+dropped: a result whose key no longer matches the current snippet is kept and marked
+stale; the page shows it as such. Among several results of one case, the one of the
+newest TensorFlow release is current (then the newest non-stale ok one); the others
+remain history (verdicts and charts across versions).
+
+**Failures in words** (:func:`failure_summary`, :func:`failed_results`). A claim whose
+cases only failed says "failed: 3 cases", with the first error, rather than "no results
+yet" (which would hide that the run happened and broke); and the failures of every topic
+are listed on the Data page, so that a topic without a page of its own does not hide them
+either. Plain strings; the renderer escapes them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
-from ...arrival import BACK_TO_BACK
+from .. import HARNESS_VERSION
+from ..arrival import BACK_TO_BACK
+from ..cases import Topic
+from ..errors import ResultsFileError
+from ..store import load_dir
 
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
-from ...store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
-from ...store.record_types import params_id as params_id  # noqa: PLC0414
-from ...store.record_types import settings_id as settings_id  # noqa: PLC0414
-from .versions import HISTORY_PROFILE, release_key, tf_version
+from ..store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
+from ..store.record_types import params_id as params_id  # noqa: PLC0414
+from ..store.record_types import settings_id as settings_id  # noqa: PLC0414
+from .versions import HISTORY_PROFILE, UNAVAILABLE, is_development, release_key, tf_version
+
+
+Loaded = tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]
+
+
+def load_results(root: str | Path) -> Loaded:
+    """All results documents under ``root`` (e.g. ``data/results``) with the errors met."""
+    root = Path(root)
+    if not root.is_dir():
+        return [], []
+    return load_dir(root, layout=True)
 
 
 @dataclass(frozen=True)
@@ -119,7 +155,7 @@ class Measurement:
 
     @property
     def tensorflow(self) -> str:
-        """The TensorFlow release measured (:func:`tfperf.analyse.load.versions.tf_version`)."""
+        """The TensorFlow release measured (:func:`tfperf.analyse.versions.tf_version`)."""
         return tf_version(self.key, self.env)
 
     @property
@@ -215,7 +251,7 @@ def series_names(docs: Sequence[tuple[Path, ResultsDoc]]) -> dict[tuple[str, str
 
     The ``history`` profile (other TensorFlow releases on the same machine) is the same
     runner with other software: it always goes by the name of the label's main series,
-    and the analysis keeps its releases apart (``select.current``, ``versions``)."""
+    and the analysis keeps its releases apart (:func:`current`, ``versions``)."""
     profiles: dict[str, set[str]] = {}
     for _, doc in docs:
         label = str((doc.get("runner") or {}).get("label", "?"))
@@ -307,3 +343,132 @@ def back_to_back(measurements: Sequence[Measurement], noise: Sequence[Noise]
     place in a scenario."""
     return ([m for m in measurements if m.arrival == BACK_TO_BACK.id], [n for n in noise if n.arrival == BACK_TO_BACK.id],
             [m for m in measurements if m.arrival != BACK_TO_BACK.id], [n for n in noise if n.arrival != BACK_TO_BACK.id])
+
+
+# -- which results count -----------------------------------------------------------------------
+
+def mark_stale(measurements: Iterable[Measurement], topics: Mapping[str, Topic],
+               harness_version: str = HARNESS_VERSION) -> None:
+    """Set ``stale`` and ``stale_reason`` on each measurement, comparing its key with the
+    key the current snippet and harness would give it."""
+    for m in measurements:
+        topic = topics.get(m.topic)
+        reasons = []
+        if topic is None:
+            reasons.append("the topic no longer exists")
+        elif "source_hash" in m.key:
+            if m.key["source_hash"] != topic.source_hashes.get(m.variant):
+                reasons.append("the code this variant runs, or its entry in the topic YAML, changed since")
+        elif m.key.get("snippet_hash") != topic.snippet_hash:
+            reasons.append("the snippet or its case grid changed since")
+        if str(m.key.get("harness_version")) != str(harness_version):
+            reasons.append(f"the harness changed since (it measured with version {m.key.get('harness_version')}, "
+                           f"this is {harness_version})")
+        m.stale = bool(reasons)
+        m.stale_reason = "; ".join(reasons) or None
+
+
+def _rank(m: Measurement) -> tuple[Any, ...]:
+    # Within one TensorFlow release: current beats stale, the runner's main profile beats
+    # the history profile (the published grid is not replaced by the smaller one that
+    # measured the same release), ok beats failed, then newest first.
+    return (not m.stale, m.source.profile != HISTORY_PROFILE, m.ok, m.finished_at)
+
+
+def per_version(measurements: Iterable[Measurement], ok_only: bool = False) -> list[Measurement]:
+    """One measurement per (runner, case_id, TensorFlow release): the best by the rule of
+    :func:`current`. Stale results are left out (their key no longer matches the code);
+    with ``ok_only``, failed and unavailable ones too."""
+    best: dict[tuple[str, str, str], Measurement] = {}
+    for m in measurements:
+        if m.stale or (ok_only and not m.ok):
+            continue
+        k = (m.runner, m.case_id, m.tensorflow)
+        if k not in best or _rank(m) > _rank(best[k]):
+            best[k] = m
+    return sorted(best.values(), key=lambda m: (m.runner, m.case_id, release_key(m.tensorflow), m.finished_at))
+
+
+def current(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """One measurement per (runner, case_id): from the newest TensorFlow release measured
+    (an older release's result, however recent, never displaces it; the others are
+    history), and within it the best by :func:`_rank` (so a failure of the newest release
+    is shown as such). A non-stale result beats a stale one of any release. A development
+    build (tf-nightly) is never current: its results are history only, a column apart."""
+    best: dict[tuple[str, str], Measurement] = {}
+
+    def rank(m: Measurement) -> tuple[Any, ...]:
+        r = _rank(m)
+        return (r[0], release_key(m.tensorflow), *r[1:])
+
+    # A history profile that does not vary a parameter of the runner's main grid (serving's
+    # history has no `model`) names its cases without it: other case ids for the same
+    # scenarios, which would stand beside the main ones on the page. Such results are
+    # history only; a history case with the main grid's parameters still fills a gap.
+    measurements = list(measurements)
+    main: dict[tuple[str, str], set[str]] = {}
+    for m in measurements:
+        if not m.stale and m.source.profile != HISTORY_PROFILE:
+            main.setdefault((m.runner, m.topic), set()).update(m.params)
+    for m in measurements:
+        if m.source.profile == HISTORY_PROFILE and set(m.params) < main.get((m.runner, m.topic), set()):
+            continue
+        if is_development(m.tensorflow):
+            continue
+        k = (m.runner, m.case_id)
+        if k not in best or rank(m) > rank(best[k]):
+            best[k] = m
+    return sorted(best.values(), key=lambda m: (m.runner, m.case_id))
+
+
+def history(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """The ok, non-stale measurement of each (runner, case_id) per TensorFlow release:
+    the input for trends and charts across versions."""
+    return per_version(measurements, ok_only=True)
+
+
+# -- failed results in words -------------------------------------------------------------------
+
+ERROR_CHARS = 200      # a table cell shows this much of an error line
+
+
+def error_line(m: Measurement, limit: int = ERROR_CHARS) -> str:
+    """What went wrong, in one line: the status and the last non-empty line of the error
+    text (a traceback ends with the exception and its message)."""
+    lines = [line.strip() for line in (m.error or "").splitlines() if line.strip()]
+    text = f"{m.status}: {lines[-1] if lines else 'no error text'}"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def distinct(ms: Iterable[Measurement]) -> list[Measurement]:
+    """Each (runner, case) once, in the order first met."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for m in ms:
+        if (m.runner, m.case_id) not in seen:
+            seen.add((m.runner, m.case_id))
+            out.append(m)
+    return out
+
+
+def failure_summary(ms: Iterable[Measurement]) -> str | None:
+    """"failed: 2 cases (first error: error: ValueError: boom)", or None when none failed.
+    Results ``unavailable`` in their TensorFlow release (the variant does not exist there)
+    are no failure: "not available in this version: 2 cases (Keras 3 is not ...)"."""
+    ms = list(ms)
+    failed = distinct(m for m in ms if m.status not in ("ok", UNAVAILABLE))
+    if not failed:
+        na = distinct(m for m in ms if m.status == UNAVAILABLE)
+        if not na:
+            return None
+        why = error_line(na[0])[len(UNAVAILABLE) + 2:]
+        return f"not available in this version: {len(na)} case{'s' if len(na) != 1 else ''} ({why})"
+    n = len(failed)
+    return f"failed: {n} case{'s' if n != 1 else ''} (first error: {error_line(failed[0])})"
+
+
+def failed_results(current: Iterable[Measurement]) -> list[Measurement]:
+    """The current results that failed (not those unavailable in their release), by topic,
+    runner and case."""
+    return sorted((m for m in current if m.status not in ("ok", UNAVAILABLE)),
+                  key=lambda m: (m.topic, m.runner, m.case_id))
