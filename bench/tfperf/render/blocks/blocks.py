@@ -46,9 +46,23 @@ from ..page.context import (
 )
 from ..page.directives import Directive, DirectiveError
 from ..page.embed import chart_html
-from ..page.html import Markup, admonition, again, element, fold, h, hidden, join, link, rows_text, table
+from ..page.html import (
+    Markup,
+    admonition,
+    again,
+    element,
+    fold,
+    h,
+    hidden,
+    join,
+    link,
+    percent,
+    rows_text,
+    seconds,
+    table,
+    times_ci,
+)
 from ..page.notebooks import packages
-from ..page.numbers import percent, seconds, times_ci
 from .advice_block import block_dothis
 from .answers_block import ANSWER_BLOCKS
 from .arrivals_block import ARRIVAL_BLOCKS

@@ -27,8 +27,7 @@ from typing import Any
 from ...analyse import RULE, Measurement, nonfinite, params_id, runner_name, settings_id
 from ..page.context import STALE_HEAD, Context, badge, no_results, provenance, stale_mark
 from ..page.directives import Directive, DirectiveError
-from ..page.html import Markup, again, element, fold, h, join, rows_text, table
-from ..page.numbers import percent, seconds, seconds_range, times
+from ..page.html import Markup, again, element, fold, h, join, percent, rows_text, seconds, seconds_range, table, times
 
 
 def _variants(ctx: Context, topic: str, *names: str) -> None:
