@@ -132,8 +132,8 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
 
 
 def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
+    from ..render.page.embed import chart_scripts
     from ..render.report.advise_html import page
-    from ..render.vendor_js import chart_scripts
 
     try:
         scripts: list[str] | None = chart_scripts()

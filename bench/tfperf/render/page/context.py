@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 
 from ...analyse import WORDS, Dataset, Finding, Measurement, Sources, Verdict
 from ...store.format.schema import schema_path
-from .embed import SvgCache
-from .fragments import FETCH_ELEMENTS, fetch_placeholder
+from .embed import FETCH_ELEMENTS, SvgCache, fetch_placeholder
 from .html import Markup, admonition, element, h, hidden, join, link
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
@@ -34,7 +33,7 @@ class Context:
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
     findings: dict[str, str] = field(default_factory=dict)    # topic -> its main finding in charts' words (chart_words)
     # A long part's HTML by file name, written next to the page and fetched when needed
-    # (render/page/fragments.py); None keeps every part in the page.
+    # (render/page/embed.py); None keeps every part in the page.
     fragments: dict[str, str] | None = None
 
     def next_id(self, kind: str) -> str:

@@ -121,7 +121,7 @@ def _lines(items: Sequence[str]) -> Markup:
 
 
 def page(ds: Dataset, ctx: Context, runner: str, scripts: Sequence[str] | None) -> str:
-    """The whole page. ``scripts``: the chart libraries' code (:func:`tfperf.render.vendor_js.chart_scripts`);
+    """The whole page. ``scripts``: the chart libraries' code (:func:`tfperf.render.page.embed.chart_scripts`);
     None writes the page without charts."""
     pc = PageContext(ds=ds, prefix="", svgs=SvgCache(None))
     pub = ctx.published

@@ -41,9 +41,8 @@ from ..blocks.local_blocks import runners_section, topic_section
 from ..page.colab import Colab, colab_config
 from ..page.context import DATA_URL, SCHEMA_URL, SVG_URL, Context
 from ..page.directives import BLOCK_RE, INLINE_RE, DirectiveError, parse_block, parse_inline
-from ..page.embed import SvgCache
-from ..page.fragments import fetch_code
-from ..page.fragments import write_all as write_parts
+from ..page.embed import SvgCache, fetch_code
+from ..page.embed import write_all as write_parts
 from ..page.html import Markup, admonition, h, link
 from ..page.notebooks import same_text, topic_notebook
 from .inline import render_inline
@@ -73,7 +72,7 @@ class Site:
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
         self.colab_topics: set[str] = set()            # topics whose committed notebook is the page's
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
-        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/page/fragments.py)
+        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/page/embed.py)
         self.urls: dict[str, str] = {}                 # page src -> page url
         self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
         self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
