@@ -12,8 +12,7 @@ import pytest
 
 from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.render.blocks.blocks import render_block
-from tfperf.render.page.context import Context
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import Context, parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.report.answers_text import report
 

@@ -17,8 +17,7 @@ from tfperf.analyse.load.origins import SourcesFileError, load_sources
 from tfperf.analyse.views.answers import claim_answer
 from tfperf.analyse.views.then_now import then_now
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.context import badge, stated
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import badge, parse_block, stated
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.html import h
 

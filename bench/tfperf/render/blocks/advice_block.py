@@ -7,8 +7,7 @@ then what changed since the source (``render/blocks/then_now_lines.py``)."""
 from __future__ import annotations
 
 from ...analyse import Dataset, advise, hardware_name
-from ..page.context import Context, no_results
-from ..page.directives import Directive
+from ..page.context import Context, Directive, no_results
 from ..page.html import Markup, admonition, element, h, join, times
 from .settings_advice_block import settings_advice_body
 from .then_now_lines import then_now_html

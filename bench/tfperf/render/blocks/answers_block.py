@@ -11,8 +11,7 @@
 from __future__ import annotations
 
 from ...analyse import RULE, SUMMARY_RULE, VERDICT_RULE, WORDS, QuestionAnswer, listing, question_answers
-from ..page.context import Context, no_results, stated
-from ..page.directives import Directive
+from ..page.context import Context, Directive, no_results, stated
 from ..page.html import Markup, element, h, join, link
 
 

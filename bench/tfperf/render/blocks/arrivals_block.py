@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from ...analyse import PatternRow, PatternTable, runner_name
 from ...stats import Percentile
-from ..page.context import Context, badge, provenance
-from ..page.directives import Directive
+from ..page.context import Context, Directive, badge, provenance
 from ..page.html import Markup, again, element, fold, join, link, percent, rows_text, seconds, table, times_ci
 
 HEAD = "Requests one at a time and at random"

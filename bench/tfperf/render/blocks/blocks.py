@@ -37,6 +37,8 @@ from ..page.context import (
     STALE_HEAD,
     SVG_URL,
     Context,
+    Directive,
+    DirectiveError,
     badge,
     no_result_tag,
     no_results,
@@ -44,7 +46,6 @@ from ..page.context import (
     stale_mark,
     stated,
 )
-from ..page.directives import Directive, DirectiveError
 from ..page.embed import chart_html
 from ..page.html import (
     Markup,

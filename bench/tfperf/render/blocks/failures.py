@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...analyse import error_line, failed_results
-from ..page.context import STALE_HEAD, Context, provenance, stale_mark
-from ..page.directives import Directive
+from ..page.context import STALE_HEAD, Context, Directive, provenance, stale_mark
 from ..page.html import Markup, element, join, link, table
 
 

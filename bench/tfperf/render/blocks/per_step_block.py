@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, runner_name, step_groups
-from ..page.context import Context, no_results, provenance, stale_mark
-from ..page.directives import Directive, DirectiveError
+from ..page.context import Context, Directive, DirectiveError, no_results, provenance, stale_mark
 from ..page.html import Markup, cost, cost_text, count, element, fold, join, percent, rows_text, table
 
 

@@ -25,8 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...analyse import RULE, Measurement, nonfinite, params_id, runner_name, settings_id
-from ..page.context import STALE_HEAD, Context, badge, no_results, provenance, stale_mark
-from ..page.directives import Directive, DirectiveError
+from ..page.context import STALE_HEAD, Context, Directive, DirectiveError, badge, no_results, provenance, stale_mark
 from ..page.html import Markup, again, element, fold, h, join, percent, rows_text, seconds, seconds_range, table, times
 
 

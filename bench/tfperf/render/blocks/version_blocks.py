@@ -41,8 +41,7 @@ from ...analyse import (
     steady_text,
 )
 from ..charts.version_chart import version_chart_specs
-from ..page.context import SVG_URL, Context, provenance
-from ..page.directives import Directive
+from ..page.context import SVG_URL, Context, Directive, provenance
 from ..page.embed import chart_html
 from ..page.html import Markup, admonition, element, h, hidden, join, times
 

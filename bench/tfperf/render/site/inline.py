@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...analyse import WORDS, ClaimCheck, Dataset, Finding, hardware_name, scenario_labels, summarise
-from ..page.directives import Directive, DirectiveError
+from ..page.context import Directive, DirectiveError
 from ..page.html import Markup, element, h, percent, seconds, times
 
 

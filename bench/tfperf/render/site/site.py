@@ -39,8 +39,17 @@ from ...store.disk.regular import read_regular
 from ..blocks.blocks import errors_box, render_block
 from ..blocks.local_blocks import runners_section, topic_section
 from ..page.colab import Colab, colab_config
-from ..page.context import DATA_URL, SCHEMA_URL, SVG_URL, Context
-from ..page.directives import BLOCK_RE, INLINE_RE, DirectiveError, parse_block, parse_inline
+from ..page.context import (
+    BLOCK_RE,
+    DATA_URL,
+    INLINE_RE,
+    SCHEMA_URL,
+    SVG_URL,
+    Context,
+    DirectiveError,
+    parse_block,
+    parse_inline,
+)
 from ..page.embed import SvgCache, fetch_code
 from ..page.embed import write_all as write_parts
 from ..page.html import Markup, admonition, h, link
