@@ -50,7 +50,6 @@ from ...store.format.schema import schema_path
 from .embed import FETCH_ELEMENTS, SvgCache, fetch_placeholder
 from .html import Markup, admonition, element, h, hidden, join, link
 
-
 # -- placeholders -------------------------------------------------------------------------
 
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
@@ -124,7 +123,7 @@ class Context:
     prefix: str                                  # relative path from the page to the site root
     svgs: SvgCache
     notebooks: dict[str, str] = field(default_factory=dict)   # topic -> notebook page url (from root)
-    colab: dict[str, str] = field(default_factory=dict)       # topic -> "Open in Colab" url (render/page/colab.py)
+    colab: dict[str, str] = field(default_factory=dict)       # topic -> "Open in Colab" url (render/page/notebooks.py)
     topic_pages: set[str] | None = None          # topics that have a page (None: assume all)
     topic_order: tuple[str, ...] = ()            # topic pages in the nav's reading order
     sources: Sources = field(default_factory=dict)            # topic -> what its sources reported (sources/*.yaml)

@@ -40,7 +40,6 @@ from typing import Any
 from ...errors import TfperfError
 from .html import Markup, element, h, script_json
 
-
 VL_VERSION = "6.4"   # vl-convert's Vega-Lite, matching the vendored vega-lite 6.4.1
 
 

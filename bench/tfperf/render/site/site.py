@@ -15,7 +15,7 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
 
 The notebook pages' "Open in Colab" link opens the copy committed in ``docs/notebooks/``
 of the GitHub repository named by ``TFPERF_REPO_URL``, ``GITHUB_REPOSITORY``, mkdocs.yml's
-``repo_url`` or the ``origin`` remote (``render/page/colab.py``); a topic gets it only while
+``repo_url`` or the ``origin`` remote (``render/page/notebooks.py``); a topic gets it only while
 that copy is its page's notebook byte for byte (``tfperf notebooks`` writes them).
 
 Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
@@ -38,7 +38,6 @@ from ...store.disk.files import MAX_BYTES
 from ...store.disk.regular import read_regular
 from ..blocks.blocks import errors_box, render_block
 from ..blocks.local_blocks import runners_section, topic_section
-from ..page.colab import Colab, colab_config
 from ..page.context import (
     BLOCK_RE,
     DATA_URL,
@@ -53,7 +52,7 @@ from ..page.context import (
 from ..page.embed import SvgCache, fetch_code
 from ..page.embed import write_all as write_parts
 from ..page.html import Markup, admonition, h, link
-from ..page.notebooks import same_text, topic_notebook
+from ..page.notebooks import Colab, colab_config, same_text, topic_notebook
 from .inline import render_inline
 
 log = logging.getLogger("mkdocs.hooks.tfperf")
