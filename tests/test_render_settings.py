@@ -18,10 +18,10 @@ from tfperf.analyse import analyse
 from tfperf.analyse.judge.effects import Finding, Verdict
 from tfperf.analyse.judge.settings import baseline_of
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.charts.builder import ChartError
-from tfperf.render.charts.settings_chart import settings_chart_spec, x_positions
+from tfperf.render.page.builder import ChartError
 from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.settings_chart import settings_chart_spec, x_positions
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"
 T = "fixture_settings"

@@ -28,9 +28,7 @@ from ...analyse import (
     release_key,
     runner_name,
 )
-from ..charts.builder import ChartError
-from ..charts.chart_words import chart_alt, runner_names, settings_alt
-from ..charts.topic_chart import chart_specs, has_trend
+from ..page.builder import ChartError, chart_alt, runner_names, settings_alt
 from ..page.context import (
     DATA_URL,
     SCHEMA_URL,
@@ -64,6 +62,7 @@ from ..page.html import (
     times_ci,
 )
 from ..page.notebooks import packages
+from ..page.topic_chart import chart_specs, has_trend
 from .advice_block import block_dothis
 from .answers_block import ANSWER_BLOCKS
 from .arrivals_block import ARRIVAL_BLOCKS
@@ -119,7 +118,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
 
 def _settings_chart(d: Directive, ctx: Context) -> Markup:
     """``view=settings``: a setting on the x axis, speedups over the baseline settings."""
-    from ..charts.settings_chart import settings_chart_specs
+    from ..page.settings_chart import settings_chart_specs
 
     topic, ds = str(d.topic), ctx.ds
     info = ds.topics.get(topic)

@@ -129,7 +129,7 @@ class Context:
     sources: Sources = field(default_factory=dict)            # topic -> what its sources reported (sources/*.yaml)
     counter: list[int] = field(default_factory=lambda: [0])
     shared_rows: set[str] = field(default_factory=set)        # chart row sets already on the page
-    findings: dict[str, str] = field(default_factory=dict)    # topic -> its main finding in charts' words (chart_words)
+    findings: dict[str, str] = field(default_factory=dict)    # topic -> its main finding in charts' words (builder)
     # A long part's HTML by file name, written next to the page and fetched when needed
     # (render/page/embed.py); None keeps every part in the page.
     fragments: dict[str, str] | None = None

@@ -1,6 +1,6 @@
 """``tfperf advise``: the answers about the reader's model as one self-contained HTML page:
 the same words as the terminal (:mod:`.advise_text`), the same charts as the site's topic
-pages (the Vega-Lite specs of :mod:`..charts.topic_chart` and :mod:`..charts.settings_chart`, drawn by the
+pages (the Vega-Lite specs of :mod:`..page.topic_chart` and :mod:`..page.settings_chart`, drawn by the
 vendored Vega, Vega-Lite and vega-embed, inlined so that the page opens offline and loads
 nothing outside itself), the machine and versions the results record, what the guide found
 on the published runner beside each answer, and what failed or gave a wrong output.
@@ -15,12 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...analyse import RULE, ChartRow, Dataset, question_answers
-from ..charts.builder import ChartError
-from ..charts.chart_words import chart_alt, runner_names, settings_alt
-from ..charts.topic_chart import chart_specs
+from ..page.builder import ChartError, chart_alt, runner_names, settings_alt
 from ..page.context import Context as PageContext
 from ..page.embed import SvgCache, chart_html
 from ..page.html import Markup, element, h, join, table
+from ..page.topic_chart import chart_specs
 from .advise_text import Context, do_this_lines, failure_lines, first_call_lines
 
 # What the page says in place of its charts when the chart libraries cannot be read.
@@ -70,7 +69,7 @@ def _chart(ds: Dataset, topic: str, page: PageContext) -> Markup:
     info = ds.topics.get(topic)
     try:
         if info is not None and info.baseline_settings:
-            from ..charts.settings_chart import settings_chart_specs
+            from ..page.settings_chart import settings_chart_specs
 
             rows: list[ChartRow] = ds.settings_rows(topic)
             if not rows:
