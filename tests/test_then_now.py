@@ -178,7 +178,7 @@ def test_every_topic_page_has_a_sources_file_that_loads() -> None:
 
 
 def test_a_claim_without_results_says_so_instead_of_a_range(tmp_path: Path) -> None:
-    from tfperf.render.blocks.then_now_lines import figure_line
+    from tfperf.render.blocks.answers_block import figure_line
 
     empty = analyse(tmp_path / "no-results", FIX / "snippets")
     sources, _ = load_sources(_write(tmp_path, GOOD), CLAIMS)
