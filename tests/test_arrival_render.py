@@ -1,4 +1,4 @@
-"""The per-request patterns on a topic page (render/blocks/arrivals_block.py, answers_block.py) and
+"""The per-request patterns on a topic page (render/blocks/topic_blocks.py, answers_block.py) and
 in ``tfperf answers``, from the synthetic fixture of tests/fixtures/site/make_arrivals_fixture.py;
 a topic without such results renders nothing new. No TensorFlow."""
 

@@ -69,9 +69,8 @@ from ..page.html import (
 from ..page.notebooks import packages
 from ..page.topic_chart import chart_specs, has_trend
 from .answers_block import ANSWER_BLOCKS, block_dothis
-from .arrivals_block import ARRIVAL_BLOCKS
 from .per_step_block import PER_STEP_BLOCKS
-from .topic_blocks import EXTRA_BLOCKS
+from .topic_blocks import ARRIVAL_BLOCKS, EXTRA_BLOCKS
 from .version_blocks import VERSION_BLOCKS
 
 # -- block renderers ----------------------------------------------------------------------
