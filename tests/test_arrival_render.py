@@ -14,7 +14,7 @@ from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.render.blocks.blocks import render_block
 from tfperf.render.page.context import Context, parse_block
 from tfperf.render.page.embed import SvgCache
-from tfperf.render.report.answers_text import report
+from tfperf.render.text import report
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "arrivals"
 TOPIC = "fixture_arrivals"

@@ -32,8 +32,7 @@ from .shared_options import (
 
 if TYPE_CHECKING:
     from ..analyse import Dataset
-    from ..render.report.advise_beside import Published
-    from ..render.report.advise_text import Context
+    from ..render.advise import Context, Published
 
 DEFAULT_OUT = "~/.cache/tfperf/advise"
 DEFAULT_BUDGET_S = 120.0
@@ -74,7 +73,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     session = measure(spec, out, batches, float(args.budget), runner, only=args.topic or (),
                       progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb))
     from ..analyse import analyse
-    from ..render.report.advise_text import Context, as_json, report
+    from ..render.advise import Context, as_json, report
 
     ds = analyse(session.results_root, session.topics_dir)
     for err in ds.errors:
@@ -112,7 +111,7 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
     """The guide's answers on the published runner whose label is this machine's, or why
     there are none (no such runner, no published results where they were looked for)."""
     from ..analyse import analyse
-    from ..render.report.advise_beside import GUIDE_TOPICS, beside, none_matches
+    from ..render.advise import GUIDE_TOPICS, beside, none_matches
 
     root = Path(results)
     labels = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -132,8 +131,8 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
 
 
 def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
+    from ..render.advise import page
     from ..render.page.embed import chart_scripts
-    from ..render.report.advise_html import page
 
     try:
         scripts: list[str] | None = chart_scripts()

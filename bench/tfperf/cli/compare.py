@@ -46,7 +46,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..analyse import as_json, compare_files
-    from ..render.report.versus_text import render
+    from ..render.text import render
 
     path, run_status = _local_results(args)
     v = compare_files(path, args.published, args.snippets, only=args.against or (), topics_only=args.topic or ())

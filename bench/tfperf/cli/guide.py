@@ -40,7 +40,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 def cmd_answers(args: argparse.Namespace) -> int:
     from ..analyse import analyse
-    from ..render.report.answers_text import report
+    from ..render.text import report
 
     ds = analyse(Path(args.data) / "results", Path(args.snippets))
     for err in ds.errors:
