@@ -16,7 +16,8 @@ site's topic pages (the Vega-Lite specs of :mod:`.page.topic_chart` and
 :mod:`.page.settings_chart`, drawn by the vendored Vega, Vega-Lite and vega-embed, inlined so
 that the page opens offline and loads nothing outside itself), the machine and versions the
 results record, what the guide found on the published runner beside each answer, and what
-failed or gave a wrong output.
+failed or gave a wrong output. The charts' modules (Altair, of the ``site`` extra) are
+imported when the page draws its first chart: the text and the JSON need the analysis alone.
 """
 
 from __future__ import annotations
@@ -40,11 +41,9 @@ from ..analyse import (
     question_answers,
     ratio_text,
 )
-from .page.builder import ChartError, chart_alt, runner_names, settings_alt
 from .page.context import Context as PageContext
 from .page.embed import SvgCache, chart_html
 from .page.html import Markup, element, h, join, table
-from .page.topic_chart import chart_specs
 from .text import question_lines
 
 # -- beside the published runner ----------------------------------------------------------
@@ -420,6 +419,10 @@ DRAW = """
 def _chart(ds: Dataset, topic: str, page: PageContext) -> Markup:
     """The topic's chart as on its page on the site: time per call by batch, or, for the
     threads and oneDNN settings, the speedup of each over TensorFlow's defaults."""
+    # Altair (the site extra) only here: the text and the JSON need the analysis alone.
+    from .page.builder import ChartError, chart_alt, runner_names, settings_alt
+    from .page.topic_chart import chart_specs
+
     info = ds.topics.get(topic)
     try:
         if info is not None and info.baseline_settings:

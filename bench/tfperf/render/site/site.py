@@ -8,7 +8,7 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
 * ``TFPERF_LOCAL``    this machine's own results (default ``local/results``, written by
   ``scripts/main``): never part of the published figures; when the folder holds results,
   each topic page gets a "this machine" section after its claims table, and the Runners
-  page one after the runner list (``render.local_blocks``). An empty value turns it off.
+  page one after the runner list (``render.blocks.local_blocks``). An empty value turns it off.
 * ``TFPERF_SOURCES``  what the topics' sources reported (default ``sources``; one
   ``<topic>.yaml`` each, ``analyse/load/origins.py``): the "what changed since the source"
   lines of the "Do this" boxes.
