@@ -464,7 +464,7 @@ EXTRA_BLOCKS = {"settings": block_settings, "metrics": block_metrics, "breakeven
                 "tenrun": block_tenrun, "outputs": block_outputs}
 
 
-# -- requests as a server sees them --------------------------------------------------------
+# -- requests as a server sees them -------------------------------------------------------
 
 HEAD = "Requests one at a time and at random"
 

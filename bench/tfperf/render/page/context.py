@@ -110,7 +110,7 @@ def parse_inline(call: str) -> Directive:
     return Directive(name, args, opts, inline=True, text="{{ tfperf." + call + " }}")
 
 
-# -- the page's context ---------------------------------------------------------------------
+# -- the page's context -------------------------------------------------------------------
 
 DATA_URL = "data/results/"        # where the raw results files are published in the site
 SCHEMA_URL = f"data/{schema_path().name}"      # the store's schema, the version it writes

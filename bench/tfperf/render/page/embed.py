@@ -134,7 +134,7 @@ def chart_html(chart_id: str, spec: dict[str, Any], svg_url: str | None, alt_tex
         f"{noscript}")
 
 
-# -- the chart libraries --------------------------------------------------------------------
+# -- the chart libraries ------------------------------------------------------------------
 
 # In load order; docs/assets/tfperf.js names the same folders (its LIBS): change both with the versions.
 LIBS = ("vega-6.2.0/vega.min.js", "vega-lite-6.4.1/vega-lite.min.js", "vega-embed-7.0.2/vega-embed.min.js")
@@ -164,7 +164,7 @@ def chart_scripts(folder: Path = VENDOR, name_charts: Path = NAME_CHARTS) -> lis
     return out
 
 
-# -- long parts -----------------------------------------------------------------------------
+# -- long parts ---------------------------------------------------------------------------
 
 FETCH_ELEMENTS = 100          # a part of more elements than this is fetched (a table of ~12 rows)
 CODE_ELEMENTS = 150           # a highlighted code block of more than this is fetched

@@ -115,7 +115,7 @@ def script_json(obj: Any) -> Markup:
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
-# -- numbers ----------------------------------------------------------------------------
+# -- numbers ------------------------------------------------------------------------------
 
 MINUS = "\u2212"          # a minus sign: "−528 µs" stays on one line, "-528" may break after "-"
 WITHIN_NOISE = "≈ 0 (within noise)"

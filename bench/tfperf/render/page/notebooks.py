@@ -176,7 +176,7 @@ def write_notebooks(snippets_dir: Path, out_dir: Path) -> tuple[list[Path], list
     return written, removed
 
 
-# -- the "Open in Colab" link ---------------------------------------------------------------
+# -- the "Open in Colab" link -------------------------------------------------------------
 
 COLAB = "https://colab.research.google.com/github/"
 GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+?)(?:\.git)?/?$")

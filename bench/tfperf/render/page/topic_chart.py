@@ -284,7 +284,7 @@ def _panel_names(rows: list[ChartRow], data: list[ChartRow], facet: str, fvals: 
     return fnames
 
 
-# -- a claim's speedup per TensorFlow release ----------------------------------------------
+# -- a claim's speedup per TensorFlow release ---------------------------------------------
 
 SHAPES = {Finding.FASTER: "triangle-up", Finding.SLOWER: "triangle-down", Finding.SAME: "circle",
           Finding.UNCLEAR: "diamond"}
