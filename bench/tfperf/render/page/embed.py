@@ -8,8 +8,8 @@ the screen (a topic page carried ~0.9 MB of them), each row set once however man
 draw it. Several charts of one page usually draw the same rows (latency, speedup, first
 call); the rows are written once per page in their own ``<script type="application/json">``
 and the spec names them in ``usermeta.tfperf_rows`` (docs/assets/tfperf.js puts them back),
-so a page carries each dataset once. Floats are kept to 6 significant digits. SVG rendering is the slow part of a build, so SVGs are
-cached on disk by spec hash.
+so a page carries each dataset once. Floats are kept to 6 significant digits. SVG rendering
+is the slow part of a build, so SVGs are cached on disk by spec hash.
 
 The chart libraries (Vega, Vega-Lite, vega-embed) are vendored once in the package under
 ``render/vendor/`` (``scripts/vendor_js.sh`` writes them, each with its licence), beside our
