@@ -19,10 +19,8 @@ from advise_fixture import RUNNER, build
 from tfperf.analyse import Dataset, Finding, analyse
 from tfperf.cli.guide import published
 from tfperf.errors import TfperfError
-from tfperf.render.report.advise_beside import PLAIN
-from tfperf.render.report.advise_html import NO_CHARTS, page
-from tfperf.render.report.advise_text import Context, as_json, report
-from tfperf.render.vendor_js import LIBS, NAME_CHARTS, VENDOR, chart_scripts, vendor_files
+from tfperf.render.advise import NO_CHARTS, PLAIN, Context, as_json, page, report
+from tfperf.render.page.embed import LIBS, NAME_CHARTS, VENDOR, chart_scripts, vendor_files
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = ["advise_predict", "advise_xla", "advise_serving", "advise_threads"]

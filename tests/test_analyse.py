@@ -143,7 +143,7 @@ def test_a_tie_names_no_winner(tmp_path: Path) -> None:
     longer faster, so the recommendation is a tie between them (no winner named), in the
     analysis and in the rendered table; runner A's big size keeps its single winner."""
     from tfperf.render.blocks.blocks import Context, render_block
-    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.context import parse_block
     from tfperf.render.page.embed import SvgCache
 
     root = tmp_path / "results"
@@ -173,7 +173,7 @@ def test_do_this_names_the_call_its_typical_speedup_and_where_it_does_not_pay(ds
     variant, though fastest, is never advised."""
     from tfperf.analyse.views.advice import advise
     from tfperf.render.blocks.blocks import Context, render_block
-    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.context import parse_block
     from tfperf.render.page.embed import SvgCache
 
     a = advise(ds, TOPIC)

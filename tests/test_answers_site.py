@@ -76,7 +76,7 @@ class _Stated(HTMLParser):
 
 
 def _pages(site: Path) -> list[Path]:
-    """Every page, and the long parts it fetches (render/page/fragments.py: the home table's cells)."""
+    """Every page, and the long parts it fetches (render/page/embed.py: the home table's cells)."""
     return [p for p in sorted(site.rglob("*.html")) if not p.relative_to(site).parts[0] in ("assets", "search")]
 
 

@@ -1,4 +1,4 @@
-"""The per-request patterns on a topic page (render/blocks/arrivals_block.py, answers_block.py) and
+"""The per-request patterns on a topic page (render/blocks/topic_blocks.py, answers_block.py) and
 in ``tfperf answers``, from the synthetic fixture of tests/fixtures/site/make_arrivals_fixture.py;
 a topic without such results renders nothing new. No TensorFlow."""
 
@@ -12,10 +12,9 @@ import pytest
 
 from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.render.blocks.blocks import render_block
-from tfperf.render.page.context import Context
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import Context, parse_block
 from tfperf.render.page.embed import SvgCache
-from tfperf.render.report.answers_text import report
+from tfperf.render.text import report
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "arrivals"
 TOPIC = "fixture_arrivals"

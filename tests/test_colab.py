@@ -1,4 +1,4 @@
-"""The "Open in Colab" link of the notebook pages (render/page/colab.py): the repository from the
+"""The "Open in Colab" link of the notebook pages (render/page/notebooks.py): the repository from the
 publish workflow's TFPERF_REPO_URL, any Actions job's GITHUB_REPOSITORY, mkdocs.yml's
 repo_url or the origin remote; no link (and no error) when none is known; a clear error for
 a value that cannot make a link; and a link only to a committed notebook that is the page's
@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tfperf.render.page.colab import Colab, ColabConfigError, colab_config
-from tfperf.render.page.notebooks import NOTEBOOKS_DIR, write_notebooks
+from tfperf.render.page.notebooks import NOTEBOOKS_DIR, Colab, ColabConfigError, colab_config, write_notebooks
 from tfperf.render.site.site import Site
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -139,7 +139,7 @@ def test_cli_measures_here_without_results_and_passes_an_interruption_on(
 
 
 def test_terminal_units_round_up_cleanly() -> None:
-    from tfperf.render.report.versus_text import seconds
+    from tfperf.render.text import seconds
 
     assert [seconds(x) for x in (0.0009996, 0.000999, 2.5e-7, None)] == ["1 ms", "999 us", "250 ns", "-"]
 

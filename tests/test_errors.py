@@ -45,8 +45,8 @@ def _exceptions() -> list[tuple[str, type[BaseException]]]:
 
 def test_the_listing_finds_the_exceptions() -> None:
     names = {n for n, _ in _exceptions()}
-    assert {"tfperf.errors.CaseGridError", "tfperf.render.page.directives.DirectiveError",
-            "tfperf.render.charts.builder.ChartError", "tfperf.render.site.faults.FaultsError"} <= names
+    assert {"tfperf.errors.CaseGridError", "tfperf.render.page.context.DirectiveError",
+            "tfperf.render.page.builder.ChartError", "tfperf.render.site.faults.FaultsError"} <= names
     assert set(SIGNALS) <= names, "a listed signal no longer exists: drop it from SIGNALS"
 
 
@@ -58,8 +58,8 @@ def test_every_exception_is_rooted_at_tfperf_error(name: str, cls: type[BaseExce
     assert issubclass(cls, TfperfError), f"{name} derives from {[b.__name__ for b in cls.__mro__[1:]]}"
 
 
-@pytest.mark.parametrize("module, name", [("tfperf.render.page.directives", "DirectiveError"),
-                                          ("tfperf.render.charts.builder", "ChartError"),
+@pytest.mark.parametrize("module, name", [("tfperf.render.page.context", "DirectiveError"),
+                                          ("tfperf.render.page.builder", "ChartError"),
                                           ("tfperf.render.site.faults", "FaultsError")])
 def test_former_value_errors_are_still_value_errors(module: str, name: str) -> None:
     """Callers (and mkdocs hooks outside this package) may catch them as ValueError."""

@@ -20,7 +20,7 @@ from tfperf import __version__, store
 from tfperf.analyse import Dataset, analyse
 from tfperf.cli import main
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.directives import parse_block, parse_inline
+from tfperf.render.page.context import parse_block, parse_inline
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.site.inline import render_inline
 from tfperf.store.merge import newer_than_this, release

@@ -122,7 +122,7 @@ def test_a_nightly_is_never_current_and_is_the_versions_tables_last_column() -> 
     # The claims x releases table: the nightly's column is labelled a development build and
     # not counted among the releases.
     from tfperf.render.blocks.blocks import Context, render_block
-    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.context import parse_block
     from tfperf.render.page.embed import SvgCache
 
     html = str(render_block(parse_block("versions"), Context(replace(ds, measurements=as_nightly), prefix="",

@@ -26,7 +26,7 @@ from tfperf.cases import PARAM_KEY, with_step_param
 from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
 
 ROOT = Path(__file__).resolve().parents[1]

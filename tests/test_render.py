@@ -11,10 +11,10 @@ import pytest
 
 from tfperf.analyse import analyse
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.charts.topic_chart import chart_spec
-from tfperf.render.page.directives import DirectiveError, parse_block, parse_inline
+from tfperf.render.page.context import DirectiveError, parse_block, parse_inline
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.html import script_json, table
+from tfperf.render.page.topic_chart import chart_spec
 from tfperf.render.site.inline import render_inline
 from tfperf.render.site.site import Site
 from tfperf.store.record_types import env_id

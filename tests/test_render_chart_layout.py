@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tfperf.render.charts.builder import MAX_SERIES, PALETTE, ChartError, log_ticks
-from tfperf.render.charts.settings_chart import settings_chart_spec
-from tfperf.render.charts.topic_chart import chart_spec, has_trend
+from tfperf.render.page.builder import MAX_SERIES, PALETTE, ChartError, log_ticks
+from tfperf.render.page.settings_chart import settings_chart_spec
+from tfperf.render.page.topic_chart import chart_spec, has_trend
 
 
 def _rows(batches: list[int], labels: dict[str, str] | None = None) -> list[dict[str, Any]]:

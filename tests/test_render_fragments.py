@@ -1,4 +1,4 @@
-"""A page's long parts in files of their own (bench/tfperf/render/page/fragments.py): a long part
+"""A page's long parts in files of their own (bench/tfperf/render/page/embed.py): a long part
 becomes a link the page fetches, a short one stays; long highlighted code too; each part is
 written next to its page as a document with the site's styles. The fetching itself is
 tests/test_site_browser.py."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tfperf.render.page.fragments import CODE_ELEMENTS, FETCH_ELEMENTS, fetch_code, fetch_placeholder, write_all
+from tfperf.render.page.embed import CODE_ELEMENTS, FETCH_ELEMENTS, fetch_code, fetch_placeholder, write_all
 from tfperf.render.page.html import Markup, table
 
 

@@ -1,4 +1,4 @@
-"""How the pages write numbers (bench/tfperf/render/page/numbers.py): percentages as
+"""How the pages write numbers (bench/tfperf/render/page/html.py): percentages as
 percentages, times in a unit that keeps them at 1 or more, and a cost whose 95% CI reaches
 below 0 as "≈ 0 (within noise)" with its interval kept in the detail."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from tfperf.render.page.numbers import BELOW_ZERO, MINUS, WITHIN_NOISE, cost, cost_text, count, percent, seconds
+from tfperf.render.page.html import BELOW_ZERO, MINUS, WITHIN_NOISE, cost, cost_text, count, percent, seconds
 
 
 @pytest.mark.parametrize(("x", "text"), [

@@ -18,10 +18,10 @@ from tfperf.analyse import analyse
 from tfperf.analyse.judge.effects import Finding, Verdict
 from tfperf.analyse.judge.scenarios import baseline_of
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.charts.builder import ChartError
-from tfperf.render.charts.settings_chart import settings_chart_spec, x_positions
-from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.builder import ChartError
+from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.settings_chart import settings_chart_spec, x_positions
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"
 T = "fixture_settings"
@@ -188,7 +188,7 @@ def test_settings_claims_in_claims_table(ds) -> None:  # type: ignore[no-untyped
 
 
 def test_prose_branches_on_the_finding(ds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from tfperf.render.page.directives import parse_inline
+    from tfperf.render.page.context import parse_inline
     from tfperf.render.site.inline import render_inline
 
     def when(claim: str, ds=ds, where: str = "") -> str:  # type: ignore[no-untyped-def]
@@ -227,7 +227,7 @@ def test_prose_branches_on_the_finding(ds, tmp_path: Path) -> None:  # type: ign
 
 
 def test_when_restricted_to_some_scenarios(ds) -> None:  # type: ignore[no-untyped-def]
-    from tfperf.render.page.directives import parse_inline
+    from tfperf.render.page.context import parse_inline
     from tfperf.render.site.inline import render_inline
 
     def when(extra: str) -> str:
@@ -300,7 +300,7 @@ def test_a_failed_control_makes_the_scenarios_settings_claims_unclear(tmp_path: 
     assert was["one_thread_slower"].verdict("fixture-a") == Verdict.HOLDS
     assert res["one_thread_slower"].summary("fixture-a").finding == Finding.UNCLEAR
     assert res["one_thread_slower"].verdict("fixture-a") == Verdict.UNCLEAR
-    from tfperf.render.page.directives import parse_inline
+    from tfperf.render.page.context import parse_inline
     from tfperf.render.site.inline import render_inline
     prose = str(render_inline(parse_inline('when("fixture_settings", "one_thread_slower", runner="fixture-a", '
                                            'faster="faster", unclear="cannot be told")'), after))

@@ -18,7 +18,7 @@ from history_data import dataset as history_dataset
 
 from tfperf.analyse import analyse
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.html import FOLD_ROWS, Markup, again, fold, hidden, table
 

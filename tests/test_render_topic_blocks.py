@@ -13,9 +13,9 @@ import pytest
 
 from tfperf.analyse import analyse
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.charts.topic_chart import chart_spec
-from tfperf.render.page.directives import DirectiveError, parse_block, parse_inline
+from tfperf.render.page.context import DirectiveError, parse_block, parse_inline
 from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.topic_chart import chart_spec
 from tfperf.render.site.inline import render_inline
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"

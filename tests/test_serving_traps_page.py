@@ -46,7 +46,7 @@ def _rows(html: str) -> list[str]:
 
 def test_the_metrics_table_shows_the_traps_as_wrong_output_next_to_the_path_that_works(results: Path) -> None:
     from tfperf.render.blocks.blocks import Context, render_block
-    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.context import parse_block
     from tfperf.render.page.embed import SvgCache
 
     ds = analyse(results, SNIPPETS)
@@ -88,7 +88,7 @@ def test_a_finite_wrong_output_still_shows_its_max_abs_diff(results: Path) -> No
             r["output"].update(max_abs_diff=0.49, max_rel_diff=3.1, note=None)
     store.write_atomic(path, doc, overwrite=True)
     from tfperf.render.blocks.blocks import Context, render_block
-    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.context import parse_block
     from tfperf.render.page.embed import SvgCache
 
     ds = analyse(results, SNIPPETS)

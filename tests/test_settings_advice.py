@@ -27,7 +27,7 @@ import pytest
 from tfperf.analyse import analyse
 from tfperf.analyse.views.advice import FASTER, SLOWER, UNCLEAR, advise_settings
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import parse_block
 from tfperf.render.page.embed import SvgCache
 
 FIX = Path(__file__).parent / "fixtures" / "site" / "gaps"

@@ -264,7 +264,7 @@ def test_charts_are_drawn_as_they_near_the_screen(server: str, browser) -> None:
 
 def test_long_parts_are_fetched_as_they_near_the_screen(built_site: Path, server: str, browser) -> None:  # type: ignore[no-untyped-def]
     """A topic page's long parts (every scenario's table, long code) are files of their own
-    (render/page/fragments.py): on load only those near the screen are fetched, each is a link a
+    (render/page/embed.py): on load only those near the screen are fetched, each is a link a
     reader without JavaScript can open, and tfperfDrawAll() fetches every one."""
     page = browser.new_page(viewport={"width": 400, "height": 800})
     page.goto(server + "topics/serving_formats/", wait_until="networkidle")

@@ -16,8 +16,7 @@ from tfperf.analyse.judge.effects import Finding, Verdict, range_text
 from tfperf.analyse.origins import SourcesFileError, load_sources
 from tfperf.analyse.views.answers import claim_answer, then_now
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.context import badge, stated
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import badge, parse_block, stated
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.html import h
 
@@ -178,7 +177,7 @@ def test_every_topic_page_has_a_sources_file_that_loads() -> None:
 
 
 def test_a_claim_without_results_says_so_instead_of_a_range(tmp_path: Path) -> None:
-    from tfperf.render.blocks.then_now_lines import figure_line
+    from tfperf.render.blocks.answers_block import figure_line
 
     empty = analyse(tmp_path / "no-results", FIX / "snippets")
     sources, _ = load_sources(_write(tmp_path, GOOD), CLAIMS)

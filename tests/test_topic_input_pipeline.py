@@ -21,8 +21,7 @@ from tfperf.analyse import analyse, question_answers
 from tfperf.analyse.origins import load_sources
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
-from tfperf.render.page.context import no_results
-from tfperf.render.page.directives import parse_inline
+from tfperf.render.page.context import no_results, parse_inline
 from tfperf.render.site.inline import _share, render_inline
 from tfperf.render.site.site import Site
 

@@ -22,7 +22,7 @@ from tfperf.analyse import analyse
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.page.directives import DirectiveError, parse_block
+from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.store.record_types import env_id
 

@@ -194,7 +194,7 @@ def test_the_page_tables_never_rank_the_wrong_format(wrong_fastest: Path) -> Non
     import re
 
     from tfperf.render.blocks.blocks import Context, render_block
-    from tfperf.render.page.directives import parse_block
+    from tfperf.render.page.context import parse_block
     from tfperf.render.page.embed import SvgCache
 
     ds = analyse(wrong_fastest, SNIPPETS)

@@ -15,9 +15,9 @@ from tfperf.analyse.dataset import Dataset
 from tfperf.analyse.judge.effects import vocabulary
 from tfperf.analyse.views.answers import claim_answer
 from tfperf.render.blocks.blocks import Context, render_block
-from tfperf.render.charts.version_chart import version_chart_specs
-from tfperf.render.page.directives import parse_block
+from tfperf.render.page.context import parse_block
 from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.topic_chart import version_chart_specs
 
 
 def _render(ds: Dataset, text: str) -> str:

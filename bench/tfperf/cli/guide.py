@@ -48,8 +48,7 @@ from .shared_options import (
 
 if TYPE_CHECKING:
     from ..analyse import Dataset
-    from ..render.report.advise_beside import Published
-    from ..render.report.advise_text import Context
+    from ..render.advise import Context, Published
 
 
 def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -81,7 +80,7 @@ def _local_results(args: argparse.Namespace) -> tuple[Path, int]:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from ..analyse import as_json, compare_files
-    from ..render.report.versus_text import render
+    from ..render.text import render
 
     path, run_status = _local_results(args)
     v = compare_files(path, args.published, args.snippets, only=args.against or (), topics_only=args.topic or ())
@@ -159,7 +158,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     session = measure(spec, out, batches, float(args.budget), runner, only=args.topic or (),
                       progress=not args.no_progress, memory_limit_mb=memory_limit(args.memory_limit_mb))
     from ..analyse import analyse
-    from ..render.report.advise_text import Context, as_json, report
+    from ..render.advise import Context, as_json, report
 
     ds = analyse(session.results_root, session.topics_dir)
     for err in ds.errors:
@@ -197,7 +196,7 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
     """The guide's answers on the published runner whose label is this machine's, or why
     there are none (no such runner, no published results where they were looked for)."""
     from ..analyse import analyse
-    from ..render.report.advise_beside import GUIDE_TOPICS, beside, none_matches
+    from ..render.advise import GUIDE_TOPICS, beside, none_matches
 
     root = Path(results)
     labels = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -217,8 +216,8 @@ def published(ds: Dataset, topics: Sequence[str], runner: str, results: str, sni
 
 
 def write_html(ds: Dataset, ctx: Context, runner: str, path: Path) -> None:
-    from ..render.report.advise_html import page
-    from ..render.vendor_js import chart_scripts
+    from ..render.advise import page
+    from ..render.page.embed import chart_scripts
 
     try:
         scripts: list[str] | None = chart_scripts()
@@ -286,7 +285,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 def cmd_answers(args: argparse.Namespace) -> int:
     from ..analyse import analyse
-    from ..render.report.answers_text import report
+    from ..render.text import report
 
     ds = analyse(Path(args.data) / "results", Path(args.snippets))
     for err in ds.errors:

@@ -1,4 +1,6 @@
-"""The reader's questions answered first (the analysis is :mod:`tfperf.analyse.views.answers`)::
+"""What a page answers first (the analysis is :mod:`tfperf.analyse.views.answers`,
+:mod:`tfperf.analyse.views.advice`, :mod:`tfperf.analyse.views.settings_advice` and
+:mod:`tfperf.analyse.views.then_now`)::
 
     <!-- tfperf:answers TOPIC -->   the top of a topic page: each question of its YAML, the
                                     answer's lead (Yes / No / It depends / Unclear), one
@@ -6,14 +8,49 @@
     <!-- tfperf:questions -->       the top of the home page: every topic's questions, each
                                     with a one-line answer linking to its page
     <!-- tfperf:vocabulary -->      the words, their symbols and the rules that decide them
+    <!-- tfperf:dothis TOPIC -->    the "Do this" box at the top of a topic page
+
+The "Do this" box gives the answer first, computed from the data by
+:func:`tfperf.analyse.views.advice.advise` (the call to use), or for a topic that declares
+``baseline_settings`` (cpu_threads) by :func:`tfperf.analyse.views.settings_advice.advise_settings`:
+the setting to change, or to keep TensorFlow's defaults, then each one-knob choice against
+the defaults on each runner, in the vocabulary's words (count, range, exceptions named).
+
+Under it, what changed since the source: each figure a source reported (quoted in
+``docs/sources/<topic>.yaml``, credited with its link and licence) beside today's finding on
+the claim that tests it (:func:`tfperf.analyse.views.then_now.then_now`), in the words every
+other place uses::
+
+    2019, “Why does keras model predict slower after compile?” (Stack Overflow, CC BY-SA 4.0):
+    compile() made predict() 30× slower → today (TensorFlow 2.21, 2-core Intel Xeon (AMX)):
+    does not hold: the same in 28 of 30 scenarios (0.96×–1.01×); ...
 """
 
 from __future__ import annotations
 
-from ...analyse import RULE, SUMMARY_RULE, VERDICT_RULE, WORDS, QuestionAnswer, listing, question_answers
-from ..page.context import Context, no_results, stated
-from ..page.directives import Directive
-from ..page.html import Markup, element, h, join, link
+import re
+
+from ...analyse import (
+    RULE,
+    SUMMARY_RULE,
+    VERDICT_RULE,
+    WORDS,
+    Choice,
+    Dataset,
+    Origin,
+    QuestionAnswer,
+    SettingsAdvice,
+    ThenNow,
+    advise,
+    advise_settings,
+    hardware_name,
+    listing,
+    question_answers,
+    summary_text,
+    topic_then_now,
+)
+from ..page.context import Context, Directive, badge, no_results, stated
+from ..page.html import Markup, admonition, element, h, join, link, times
 
 
 def _lead(qa: QuestionAnswer) -> Markup:
@@ -128,5 +165,142 @@ def block_vocabulary(d: Directive, ctx: Context) -> Markup:
                  element("ul", join(element("li", rule) for rule in (RULE, SUMMARY_RULE, VERDICT_RULE)))])
 
 
+# -- the "Do this" box --------------------------------------------------------------------
+
+def block_dothis(d: Directive, ctx: Context) -> Markup:
+    topic = str(d.topic)
+    ds = ctx.ds
+    info = ds.topics.get(topic)
+    body = (settings_advice_body(ds, topic) if info is not None and info.baseline_settings
+            else _variant_body(ds, topic))
+    if body is None:
+        return no_results(ds, f"Advice for {topic}")
+    return admonition("tip", "Do this", join([body, then_now_html(ctx, topic)]))
+
+
+def _variant_body(ds: Dataset, topic: str) -> Markup | None:
+    a = advise(ds, topic)
+    if a is None:
+        return None
+    default = ds.label(topic, a.default)
+    if a.use is None or not a.runners:
+        return Markup(f"<p>Keep <strong>{h(default)}</strong>: in most scenarios measured no other variant with "
+                      f"correct output is faster.</p>")
+    per = ":" if a.per == "call" else f". Per {a.per}, each call's fixed start-up apart:"
+    lines = [element("li", join([element("strong", hardware_name(ds.runners.get(r.runner), r.runner)), ": ",
+                                 f"typically {times(r.typical)}, " if r.typical else "", r.text]))
+             for r in a.runners]
+    body = [Markup(f"<p>Use <strong>{h(ds.label(topic, a.use))}</strong> instead of {h(default)}{h(per)}</p>"),
+            element("ul", join(lines))]
+    if a.per_call:
+        first = a.per_call[0]
+        body.append(Markup(f"<p><small>Per call of the fewest {h(a.per)}s measured, its start-up included: "
+                           f"{h(first.text)}"
+                           f"{' (on the ' + h(hardware_name(ds.runners.get(first.runner), first.runner)) + ')' if len(a.per_call) > 1 else ''}"
+                           ".</small></p>"))
+    if a.level_with:
+        level = ", ".join(f"{ds.label(topic, v)} (in {n})" for v, n in a.level_with.most_common())
+        body.append(Markup(f"<p>Where it is the fastest, these are not clearly slower: {h(level)}.</p>"))
+    return join(body)
+
+
+def _label(ds: Dataset, topic: str, c: Choice) -> str:
+    return ds.setting_label(topic, c.setting, c.value)
+
+
+def _baseline(ds: Dataset, a: SettingsAdvice) -> str:
+    return ", ".join(ds.setting_label(a.topic, k, v) for k, v in a.baseline.items())
+
+
+def _choice(ds: Dataset, a: SettingsAdvice, c: Choice) -> Markup:
+    info = ds.topics[a.topic]
+    everywhere = len(ds.runners) == 1          # one machine published: naming it on every line says nothing
+    parts = []
+    for r in c.runners():
+        text = summary_text(c.summary(r, info.value_label), info.param_values, label=info.value_label)
+        who = "" if everywhere else f"on the {hardware_name(ds.runners.get(r), r)}, "
+        parts.append(f"{who}{text}")
+    return element("li", join([element("strong", _label(ds, a.topic, c)), ": ", "; ".join(parts), "."]))
+
+
+def settings_advice_body(ds: Dataset, topic: str) -> Markup | None:
+    """The box's body, or None when the topic has no settings results."""
+    a = advise_settings(ds, topic)
+    if a is None:
+        return None
+    use = a.use
+    if use is not None:
+        knob = ds.setting_label(a.topic, use.setting, a.baseline[use.setting])
+        lead = (f"<p>Set <strong>{h(_label(ds, topic, use))}</strong> instead of {h(knob)}, the rest as "
+                "installed. Each setting against the defaults, one changed at a time:</p>")
+    else:
+        lead = (f"<p>Keep <strong>{h(_baseline(ds, a))}</strong>: no single setting is faster in most scenarios "
+                "without being slower in others. Each setting against the defaults, one changed at a time:</p>")
+    return join([Markup(lead), element("ul", join(_choice(ds, a, c) for c in a.choices))])
+
+
+# -- what changed since the source --------------------------------------------------------
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str) -> Markup:
+    """Escaped text with `backticks` as <code>."""
+    return Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(h(text))))
+
+
+def credit(origin: Origin) -> Markup:
+    """The source named and credited: its title (linked when its address is known), its
+    publisher and licence. A source without an address is named by its title alone, with
+    the date the line starts with."""
+    title = f"“{origin.title}”"
+    named = link(origin.url, title, rel="noopener") if origin.url else element("em", title)
+    extra = [x for x in (origin.publisher, origin.licence) if x]
+    return join([named, f" ({', '.join(extra)})" if extra else ""])
+
+
+def _today(t: ThenNow) -> Markup:
+    a = t.answer
+    if a is None or not a.runners:
+        return join([element("strong", "today"), ": no results yet"])
+    parts = [join([element("strong", "today"), f" (TensorFlow {r.releases}, {r.hardware}): ", badge(r.verdict),
+                   f", {a.candidate}{' ' + a.scope if a.scope else ''} against {a.baseline}: ",
+                   stated(r.text, a.topic, a.claim_id, r.runner, r.releases, r.finding)])
+             for r in a.runners]
+    return join(parts, "; ")
+
+
+def figure_line(t: ThenNow) -> Markup:
+    """"compile() made predict() 30× slower (context) → today (TensorFlow 2.21, hardware):
+    does not hold: the same in ..."; the verbatim quote is its tooltip."""
+    fig = t.figure
+    then = element("span", code_spans(fig.then), class_="tfperf-then", title=f"“{fig.quote}”")
+    context = element("span", f" ({fig.context})", class_="tfperf-then-context") if fig.context else ""
+    return join([then, context, " → ", _today(t), "."])
+
+
+def then_now_html(ctx: Context, topic: str) -> Markup:
+    """The lines for ``topic``, one per source (its figures under it), or nothing when its
+    sources file names no figure."""
+    lines = topic_then_now(ctx.ds, topic, ctx.sources)
+    if not lines:
+        return Markup("")
+    by_origin: dict[Origin, list[ThenNow]] = {}
+    for t in lines:
+        by_origin.setdefault(t.figure.origin, []).append(t)
+    items = []
+    for origin, ts in by_origin.items():
+        head = join([element("strong", origin.date), ", ", credit(origin), ": "])
+        if len(ts) == 1:
+            items.append(element("li", join([head, figure_line(ts[0])])))
+        else:
+            items.append(element("li", join([head, element("ul", join(element("li", figure_line(t)) for t in ts))])))
+    return join([Markup('<p class="tfperf-since-title">What changed since the source '
+                        '<span class="tfperf-since-note">(its figures are quoted: historical, and measured on other '
+                        'machines; today’s are this guide’s)</span>:</p>'),
+                 element("ul", join(items), class_="tfperf-since")])
+
+
 ANSWER_BLOCKS = {"answers": block_answers, "questions": block_questions, "vocabulary": block_vocabulary}
-__all__ = ["ANSWER_BLOCKS"]
+__all__ = ["ANSWER_BLOCKS", "block_dothis", "code_spans", "credit", "figure_line", "settings_advice_body",
+           "then_now_html"]

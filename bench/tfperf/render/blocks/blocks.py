@@ -1,4 +1,7 @@
-"""Render each placeholder kind to HTML from an analysed :class:`~tfperf.analyse.Dataset`.
+"""Render each placeholder kind to HTML from an analysed :class:`~tfperf.analyse.Dataset`:
+the dispatcher (``BLOCKS``: each kind to its renderer, here or in the other modules of
+``blocks``), the tables and charts every topic has, and the blocks of the home, Runners and
+Data pages (findings, runners, data files, load errors, failed results).
 
 Statistics come from the analysis; this module only lays them out. Every data string
 goes through :func:`tfperf.render.page.html.h`.
@@ -21,22 +24,24 @@ from ...analyse import (
     LoadedBreakdown,
     Verdict,
     claim_answer,
+    error_line,
     exclusion_reason,
     expectation_text,
+    failed_results,
     hardware_name,
     headline_findings,
     release_key,
     runner_name,
 )
-from ..charts.builder import ChartError
-from ..charts.chart_words import chart_alt, runner_names, settings_alt
-from ..charts.topic_chart import chart_specs, has_trend
+from ..page.builder import ChartError, chart_alt, runner_names, settings_alt
 from ..page.context import (
     DATA_URL,
     SCHEMA_URL,
     STALE_HEAD,
     SVG_URL,
     Context,
+    Directive,
+    DirectiveError,
     badge,
     no_result_tag,
     no_results,
@@ -44,17 +49,28 @@ from ..page.context import (
     stale_mark,
     stated,
 )
-from ..page.directives import Directive, DirectiveError
 from ..page.embed import chart_html
-from ..page.html import Markup, admonition, again, element, fold, h, hidden, join, link, rows_text, table
+from ..page.html import (
+    Markup,
+    admonition,
+    again,
+    element,
+    fold,
+    h,
+    hidden,
+    join,
+    link,
+    percent,
+    rows_text,
+    seconds,
+    table,
+    times_ci,
+)
 from ..page.notebooks import packages
-from ..page.numbers import percent, seconds, times_ci
-from .advice_block import block_dothis
-from .answers_block import ANSWER_BLOCKS
-from .arrivals_block import ARRIVAL_BLOCKS
-from .failures import block_failures
+from ..page.topic_chart import chart_specs, has_trend
+from .answers_block import ANSWER_BLOCKS, block_dothis
 from .per_step_block import PER_STEP_BLOCKS
-from .topic_blocks import EXTRA_BLOCKS
+from .topic_blocks import ARRIVAL_BLOCKS, EXTRA_BLOCKS
 from .version_blocks import VERSION_BLOCKS
 
 # -- block renderers ----------------------------------------------------------------------
@@ -104,7 +120,7 @@ def block_chart(d: Directive, ctx: Context) -> Markup:
 
 def _settings_chart(d: Directive, ctx: Context) -> Markup:
     """``view=settings``: a setting on the x axis, speedups over the baseline settings."""
-    from ..charts.settings_chart import settings_chart_specs
+    from ..page.settings_chart import settings_chart_specs
 
     topic, ds = str(d.topic), ctx.ds
     info = ds.topics.get(topic)
@@ -441,6 +457,27 @@ def _rel(path: str) -> str:
         return os.path.relpath(path)
     except ValueError:
         return path
+
+
+# -- the Data page's failures -------------------------------------------------------------
+
+# ``<!-- tfperf:failures -->`` on the Data page: every current result that failed, of every
+# topic. A topic page shows its own failures beside its figures, but a topic without a page
+# (a YAML added before its page, or a results file from a contributor's own topic) would
+# otherwise show them nowhere; so the list names each topic and links the ones with a page.
+def block_failures(d: Directive, ctx: Context) -> Markup:
+    failed = failed_results(ctx.ds.current)
+    if not failed:
+        return Markup("<p>No current result is a failure.</p>")
+    rows: list[list[Any]] = []
+    for m in failed:
+        has_page = ctx.topic_pages is None or m.topic in ctx.topic_pages
+        topic: Any = (link(f"{ctx.prefix}topics/{m.topic}/", m.topic) if has_page
+                      else join([m.topic, " ", element("em", "(no page)")]))
+        rows.append([topic, element("code", m.runner), element("code", m.case_id), error_line(m),
+                     m.finished_at.date().isoformat(), stale_mark([m])])
+    return Markup(table(["topic", "runner", "case", "what went wrong", "measured", STALE_HEAD], rows)
+                  + provenance(ctx, failed))
 
 
 BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {

@@ -16,8 +16,7 @@ from ... import stats
 from ...analyse import ThisMachine, Versus, params_id
 from ...hardware import isa_class
 from ..page.context import Context, badge, stated
-from ..page.html import Markup, admonition, element, h, hidden, join, table
-from ..page.numbers import seconds, times
+from ..page.html import Markup, admonition, element, h, hidden, join, seconds, table, times
 
 CLASS = "tfperf-this-machine"
 

@@ -14,15 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ...analyse import N_BOOT, Headline, Interval, StepGroup, StepSeries, headline, runner_name, step_groups
-from ..page.context import Context, no_results, provenance, stale_mark
-from ..page.directives import Directive, DirectiveError
-from ..page.html import Markup, element, fold, join, rows_text, table
-from ..page.numbers import cost, cost_text, count, percent
+from ..page.context import Context, Directive, DirectiveError, no_results, provenance, stale_mark
+from ..page.html import Markup, cost, cost_text, count, element, fold, join, percent, rows_text, table
 
 
 def _cost(iv: Interval) -> Markup:
     """A fixed cost or a cost per step: its figure (or "≈ 0 (within noise)") and, in small type,
-    its interval (:func:`tfperf.render.page.numbers.cost`)."""
+    its interval (:func:`tfperf.render.page.html.cost`)."""
     shown = cost(iv.point, iv.low, iv.high)
     return join([shown.text, Markup("<br>"), element("small", shown.detail)])
 

@@ -40,11 +40,10 @@ from ...analyse import (
     speedup_rows,
     steady_text,
 )
-from ..charts.version_chart import version_chart_specs
-from ..page.context import SVG_URL, Context, provenance
-from ..page.directives import Directive
+from ..page.context import SVG_URL, Context, Directive, provenance
 from ..page.embed import chart_html
 from ..page.html import Markup, admonition, element, h, hidden, join, times
+from ..page.topic_chart import version_chart_specs
 
 OTHER = {NOT_AVAILABLE: ("", "n/a", "na"), FAILED: ("!", "failed", "failed"), NOT_MEASURED: ("–", "", "nodata")}
 COMMAND = "tfperf run --tf 2.15.1 --profile history"

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...analyse import WORDS, ClaimCheck, Dataset, Finding, hardware_name, scenario_labels, summarise
-from ..page.directives import Directive, DirectiveError
-from ..page.html import Markup, element, h
-from ..page.numbers import percent, seconds, times
+from ..page.context import Directive, DirectiveError
+from ..page.html import Markup, element, h, percent, seconds, times
 
 
 def _nodata(what: str) -> Markup:

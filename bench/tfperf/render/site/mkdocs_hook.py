@@ -18,8 +18,8 @@ except ImportError:  # building from a checkout without `pip install -e .`
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
+from tfperf.render.page.embed import NAME_CHARTS, vendor_files
 from tfperf.render.site.site import Site
-from tfperf.render.vendor_js import NAME_CHARTS, vendor_files
 
 _site: Site | None = None
 

@@ -6,7 +6,7 @@ search index leaves out.
   actions/configure-pages, made ``site_url`` by scripts/ci/build-site.sh). A build that
   names none gets the GitHub Pages address of the repository it is built from
   (``https://OWNER.github.io/REPO/``, the repository found as for the Colab link:
-  :func:`render.colab.github_repository`), else the address ``mkdocs serve`` shows it at.
+  :func:`tfperf.render.page.notebooks.github_repository`), else the address ``mkdocs serve`` shows it at.
 * A page's description (``<meta name="description">``) is its first paragraph of prose,
   cut to at most :data:`DESCRIPTION_LIMIT` characters at a sentence or a word; the home
   page keeps the site's description, and a page's own ``description:`` wins.
@@ -25,7 +25,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from ..page.colab import github_repository
+from ..page.notebooks import github_repository
 
 DESCRIPTION_LIMIT = 160
 NOTEBOOK_SUFFIX = " — notebook"

@@ -8,14 +8,14 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
 * ``TFPERF_LOCAL``    this machine's own results (default ``local/results``, written by
   ``scripts/main``): never part of the published figures; when the folder holds results,
   each topic page gets a "this machine" section after its claims table, and the Runners
-  page one after the runner list (``render.local_blocks``). An empty value turns it off.
+  page one after the runner list (``render.blocks.local_blocks``). An empty value turns it off.
 * ``TFPERF_SOURCES``  what the topics' sources reported (default ``sources``; one
   ``<topic>.yaml`` each, ``analyse/load/origins.py``): the "what changed since the source"
   lines of the "Do this" boxes.
 
 The notebook pages' "Open in Colab" link opens the copy committed in ``docs/notebooks/``
 of the GitHub repository named by ``TFPERF_REPO_URL``, ``GITHUB_REPOSITORY``, mkdocs.yml's
-``repo_url`` or the ``origin`` remote (``render/page/colab.py``); a topic gets it only while
+``repo_url`` or the ``origin`` remote (``render/page/notebooks.py``); a topic gets it only while
 that copy is its page's notebook byte for byte (``tfperf notebooks`` writes them).
 
 Block placeholders become a token paragraph in ``on_page_markdown`` and the rendered HTML
@@ -37,14 +37,21 @@ from ...errors import ResultsFileError
 from ...store.files import MAX_BYTES, read_regular
 from ..blocks.blocks import errors_box, render_block
 from ..blocks.local_blocks import runners_section, topic_section
-from ..page.colab import Colab, colab_config
-from ..page.context import DATA_URL, SCHEMA_URL, SVG_URL, Context
-from ..page.directives import BLOCK_RE, INLINE_RE, DirectiveError, parse_block, parse_inline
-from ..page.embed import SvgCache
-from ..page.fragments import fetch_code
-from ..page.fragments import write_all as write_parts
+from ..page.context import (
+    BLOCK_RE,
+    DATA_URL,
+    INLINE_RE,
+    SCHEMA_URL,
+    SVG_URL,
+    Context,
+    DirectiveError,
+    parse_block,
+    parse_inline,
+)
+from ..page.embed import SvgCache, fetch_code
+from ..page.embed import write_all as write_parts
 from ..page.html import Markup, admonition, h, link
-from ..page.notebooks import same_text, topic_notebook
+from ..page.notebooks import Colab, colab_config, same_text, topic_notebook
 from .inline import render_inline
 
 log = logging.getLogger("mkdocs.hooks.tfperf")
@@ -72,7 +79,7 @@ class Site:
         self.notebooks: dict[str, str] = {}           # topic -> notebook page url
         self.colab_topics: set[str] = set()            # topics whose committed notebook is the page's
         self.slots: dict[str, dict[int, Markup]] = {}  # page src -> slot -> html
-        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/page/fragments.py)
+        self.parts: dict[str, dict[str, str]] = {}     # page url -> its fetched parts (render/page/embed.py)
         self.urls: dict[str, str] = {}                 # page src -> page url
         self.topic_pages: set[str] | None = None       # topics with a docs/topics/<topic>.md page
         self.topic_order: tuple[str, ...] = ()          # the topic pages in the nav's reading order
