@@ -18,13 +18,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 UV_VERSION=0.13.9
-# The workflows' PYTHON_VERSION (tests/test_ci_lock.py holds the two together).
+# The workflows' PYTHON_VERSION (tests/ci/test_ci_lock.py holds the two together).
 PYTHON_VERSION=3.11
 # The macOS runners are macos-15: a wheel for macOS 14 or older runs there.
 export MACOSX_DEPLOYMENT_TARGET=15.0
 
 # lock (in scripts/ci/)           extras        the platforms of the jobs that install it
-# (tests/test_ci_lock.py checks each job's runner against this table)
+# (tests/ci/test_ci_lock.py checks each job's runner against this table)
 LOCKS="
 tf-requirements.txt             tf            x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu aarch64-apple-darwin x86_64-pc-windows-msvc
 tf-site-test-requirements.txt   tf,site,test  x86_64-unknown-linux-gnu

@@ -1,0 +1,59 @@
+"""Claims and questions answered in words (analyse/views/answers.py, ``tfperf answers``), on the
+frozen analysis fixture: runner A measures "fast" at twice the default's speed, runner B
+level with it. No TensorFlow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfperf.analyse import analyse, claim_answer, question_answers
+from tfperf.analyse.judge.effects import Finding, Verdict
+from tfperf.cli import main
+
+FIX = Path(__file__).parents[1] / "fixtures" / "site" / "analysis"
+
+
+@pytest.fixture(scope="module")
+def ds():  # type: ignore[no-untyped-def]
+    return analyse(FIX / "data" / "results", FIX / "snippets")
+
+
+def test_a_claim_is_answered_per_runner_with_its_figures_and_hardware(ds) -> None:  # type: ignore[no-untyped-def]
+    a = claim_answer(ds, "fixture_topic", "fast_beats_default")
+    assert a is not None and a.candidate == "the fast way" and a.baseline == "the default"
+    by = {r.runner: r for r in a.runners}
+    fast = by["fixture-a"]
+    assert fast.finding is Finding.FASTER and fast.verdict is Verdict.HOLDS
+    assert fast.text == "faster in both scenarios (2×)"
+    assert a.sentence(fast) == "the fast way is faster than the default in both scenarios (2×)"
+    assert fast.hardware.startswith("2-core ")
+    assert by["fixture-b"].finding is not Finding.FASTER                 # 1% faster is no finding
+    assert a.verdict_text.endswith("of 2 runners")
+    assert a.disagreement is not None and a.disagreement.startswith("The machines disagree: faster on the")
+
+
+def test_a_claim_the_data_contradicts_does_not_hold(ds) -> None:  # type: ignore[no-untyped-def]
+    a = claim_answer(ds, "fixture_topic", "default_beats_fast")
+    assert a is not None
+    r = next(r for r in a.runners if r.runner == "fixture-a")
+    assert r.finding is Finding.SLOWER and r.verdict is Verdict.DOES_NOT_HOLD
+    assert a.sentence(r).startswith("the default is slower than the fast way in both scenarios")
+
+
+def test_questions_lead_with_yes_or_no_per_runner_and_answer_every_claim(ds) -> None:  # type: ignore[no-untyped-def]
+    qs = {q.id: q for q in question_answers(ds, "fixture_topic")}
+    fast = qs["fast"]
+    assert {w for _, w in fast.leads} <= {"Yes", "No", "Unclear"} and "Yes" in {w for _, w in fast.leads}
+    which = qs["which"]
+    assert which.lead == "" and len(which.claims) == 2                   # no yes/no: the claims answer it
+    assert all(hw for hw, _ in which.lines())
+
+
+def test_the_answers_command_prints_every_question(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["answers", "--data", str(FIX / "data"), "--snippets", str(FIX / "snippets")]) == 0
+    out = capsys.readouterr().out
+    assert "Q: Is the fast way faster than the default?" in out
+    assert "the fast way is faster than the default in both scenarios (2×)" in out
+    assert out.startswith("How to read the findings: Faster or slower:")

@@ -1,0 +1,169 @@
+"""A runner label names one CPU: the default label says which, and the store, a run, the
+site's intake and a rename keep two CPUs from sharing one label (no TensorFlow)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from store_records import valid_doc
+
+from tfperf import hardware, store
+from tfperf.errors import ResultsFileError
+from tfperf.measure import envinfo
+from tfperf.measure.supervise import orchestrate
+from tfperf.measure.supervise import orchestrate as cooperate
+from tfperf.store import record_types as ids
+from tfperf.store.relabel import relabel
+
+XEON = {"cpu_model": "Intel(R) Xeon(R) Processor", "machine": "x86_64", "cores": 2,
+        "isa": {"avx2": True, "avx512f": True, "amx_tile": True}}
+EPYC_ZEN3 = {"cpu_model": "AMD EPYC", "machine": "x86_64", "cores": 2, "isa": {"avx2": True, "avx512f": False}}
+EPYC_ZEN4 = {"cpu_model": "AMD EPYC", "machine": "x86_64", "cores": 2, "isa": {"avx2": True, "avx512f": True}}
+
+
+@pytest.mark.parametrize("env, expected", [
+    (XEON, "intel-amx"),
+    (EPYC_ZEN3, "amd-avx2"),
+    (EPYC_ZEN4, "amd-avx512"),
+    ({"cpu_model": "Neoverse-V1", "machine": "aarch64", "isa": {"asimd": True, "sve": True}}, "arm-sve"),
+    ({"cpu_model": "", "machine": "aarch64", "isa": {"asimd": True}}, "arm-neon"),
+    ({"cpu_model": "Apple M1", "machine": "arm64", "isa": {"asimd": True}}, "apple-neon"),
+    ({"cpu_model": "Intel64 Family 6", "machine": "AMD64", "isa": {}}, "intel-unknown"),
+    ({"cpu_model": "QEMU Virtual CPU", "machine": "x86_64", "isa": {"sse4_2": True}}, "cpu-base"),
+])
+def test_cpu_class_names_vendor_and_widest_instruction_set(env: dict[str, Any], expected: str) -> None:
+    assert hardware.cpu_class(env["cpu_model"], env["isa"], env["machine"]) == expected
+
+
+def test_two_epycs_with_different_instruction_sets_are_two_cpus() -> None:
+    assert hardware.cpu_identity(EPYC_ZEN3) != hardware.cpu_identity(EPYC_ZEN4)
+    assert hardware.cpu_identity(EPYC_ZEN3) == hardware.cpu_identity({**EPYC_ZEN3, "memory_bytes": 1, "os": "x"})
+
+
+def _fake_machine(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any]) -> None:
+    monkeypatch.delenv("TFPERF_RUNNER", raising=False)
+    monkeypatch.setattr(envinfo, "machine_info", lambda: {**env, "os": "Linux 6", "memory_bytes": None,
+                                                          "python": "3.11.7"})
+    monkeypatch.setattr(envinfo, "cores", lambda: env["cores"])
+    monkeypatch.setattr(envinfo.platform, "system", lambda: "Linux")
+    monkeypatch.setattr(envinfo.platform, "machine", lambda: env["machine"])
+    monkeypatch.setattr(envinfo, "_has_nvidia_gpu", lambda: False)
+
+
+def test_default_label_names_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_machine(monkeypatch, EPYC_ZEN3)
+    assert envinfo.default_runner_label() == "linux-x86_64-2core-amd-avx2"
+    _fake_machine(monkeypatch, XEON)
+    assert envinfo.default_runner_label() == "linux-x86_64-2core-intel-amx"
+    monkeypatch.setenv("TFPERF_RUNNER", "gha-ubuntu24-x86_64-{cpu}")
+    assert envinfo.default_runner_label() == "gha-ubuntu24-x86_64-intel-amx"
+    assert envinfo.expand_label("my-box") == "my-box"
+
+
+def test_tfperf_label_prints_the_label_a_run_stores_under(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """What bench.sh asks before it seeds a hosted runner's published file."""
+    from tfperf.cli import main
+
+    _fake_machine(monkeypatch, EPYC_ZEN3)
+    monkeypatch.delenv("TFPERF_RUNNER", raising=False)
+    assert main(["label", "gha-ubuntu24-x86_64-{cpu}"]) == 0
+    assert main(["label"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["gha-ubuntu24-x86_64-amd-avx2", "linux-x86_64-2core-amd-avx2"]
+
+
+def test_a_machine_without_a_published_runner_of_its_cpu_gets_a_label_of_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `scripts/main` on a new CPU does: its default label is none of the published
+    runners whose CPU differs, so its results never land under their label."""
+    published = {doc["runner"]["label"]: hardware.cpu_identity(next(iter(doc["environments"].values())))
+                 for _, doc in store.load_dir(Path(__file__).parents[2] / "data" / "results")[0]}
+    assert published
+    for env in (XEON, EPYC_ZEN3, EPYC_ZEN4):
+        _fake_machine(monkeypatch, env)
+        label = envinfo.default_runner_label()
+        if label in published:
+            assert published[label] == hardware.cpu_identity(env)
+
+
+def _env(runner: str, cpu: dict[str, Any], time: str) -> dict[str, Any]:
+    env: dict[str, Any] = copy.deepcopy(next(iter(valid_doc()["environments"].values())))
+    env.update(runner=runner, time=time, **{k: v for k, v in cpu.items()})
+    return env
+
+
+def _doc_with(runner: str, *envs: dict[str, Any]) -> dict[str, Any]:
+    doc = valid_doc()
+    doc["runner"]["label"] = runner
+    doc["results"], doc["noise"], doc["breakdowns"], doc["scenarios"] = [], [], [], []
+    doc["environments"] = {ids.env_id(e): e for e in envs}
+    return doc
+
+
+def test_a_file_of_two_cpus_is_refused_naming_both() -> None:
+    doc = _doc_with("box", _env("box", XEON, "2026-01-01T00:00:00+00:00"),
+                    _env("box", EPYC_ZEN3, "2026-01-02T00:00:00+00:00"))
+    with pytest.raises(ResultsFileError) as refused:
+        store.validate(doc, "box/full.json")
+    message = str(refused.value)
+    assert "box/full.json" in message and 'runner "box"' in message
+    assert "Intel(R) Xeon(R) Processor (x86_64, 2 cores, amx)" in message
+    assert "AMD EPYC (x86_64, 2 cores, avx2)" in message
+    assert "two CPUs cannot share one runner label" in message
+
+
+def test_append_of_another_cpu_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    path = store.results_path(tmp_path, "box", "full")
+    first = _env("box", XEON, "2026-01-01T00:00:00+00:00")
+    store.append(path, runner_label="box", profile="full", environments={ids.env_id(first): first})
+    before = path.read_bytes()
+    other = _env("box", EPYC_ZEN3, "2026-01-02T00:00:00+00:00")
+    with pytest.raises(ResultsFileError, match=r"AMD EPYC \(x86_64, 2 cores, avx2\).*Intel\(R\) Xeon"):
+        store.append(path, runner_label="box", profile="full", environments={ids.env_id(other): other})
+    assert path.read_bytes() == before
+    same_cpu = _env("box", XEON, "2026-01-03T00:00:00+00:00") | {"memory_bytes": 1}
+    store.append(path, runner_label="box", profile="full", environments={ids.env_id(same_cpu): same_cpu})
+
+
+def test_a_run_on_another_cpu_stops_before_measuring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = store.results_path(tmp_path, "box", "quick")
+    env = _env("box", XEON, "2026-01-01T00:00:00+00:00")
+    store.append(path, runner_label="box", profile="quick", environments={ids.env_id(env): env})
+    stored = cooperate.read_stored(path)
+    assert stored.cpus == {hardware.cpu_identity(XEON)}
+    cooperate.check_cpu(path, "box", stored, hardware.cpu_identity(XEON))        # the same CPU: goes on
+    monkeypatch.setattr(envinfo, "this_cpu", lambda: hardware.cpu_identity(EPYC_ZEN3))
+    options = orchestrate.RunOptions(profile="quick", runner="box", data_root=tmp_path, progress=False,
+                                     snippets_dir=Path(__file__).parents[1] / "fixtures" / "snippets")
+    with pytest.raises(ResultsFileError, match="nothing was measured") as refused:
+        orchestrate.plan(options, topics=[])
+    assert "Intel(R) Xeon(R) Processor" in str(refused.value) and "AMD EPYC" in str(refused.value)
+
+
+def test_two_files_of_one_label_on_two_cpus_are_not_both_read(tmp_path: Path) -> None:
+    for profile, cpu in (("full", XEON), ("history", EPYC_ZEN3)):
+        env = _env("box", cpu, "2026-01-01T00:00:00+00:00")
+        store.append(store.results_path(tmp_path, "box", profile), runner_label="box", profile=profile,
+                     environments={ids.env_id(env): env})
+    good, bad = store.load_dir(tmp_path)
+    assert [p.name for p, _ in good] == ["full.json"]
+    assert len(bad) == 1 and "history.json" in str(bad[0]) and "two CPUs cannot share" in str(bad[0])
+
+
+def test_relabel_keeps_every_measurement_and_its_references() -> None:
+    doc = store.load(Path(__file__).parents[1] / "fixtures" / "results" / "valid.json")
+    new = relabel(doc, "linux-x86_64-2core-intel-amx")
+    store.validate(new)
+    assert new["runner"]["label"] == "linux-x86_64-2core-intel-amx"
+    assert len(new["results"]) == len(doc["results"])
+    for old_r, new_r in zip(doc["results"], new["results"]):
+        assert new_r["key"]["runner"] == "linux-x86_64-2core-intel-amx"
+        assert new_r["key_hash"] == ids.key_hash(new_r["key"]) != old_r["key_hash"]
+        assert new_r["timing"] == old_r["timing"]
+        assert new_r["env_id"] is None or new_r["env_id"] in new["environments"]
+    assert doc["runner"]["label"] != new["runner"]["label"]        # the input is not changed
+    with pytest.raises(ResultsFileError, match="not a valid name"):
+        relabel(doc, "../etc")
