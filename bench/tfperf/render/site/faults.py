@@ -67,14 +67,20 @@ def test_functions(path: Path) -> dict[str, str]:
 
 
 def collect(root: str | Path) -> list[FaultRow]:
-    """Every fault row: from the docstrings of ``tests/test_*.py`` under ``root`` (the
+    """Every fault row: from the docstrings of ``tests/**/test_*.py`` under ``root`` (the
     repository), then the referenced ones. Raises :class:`FaultsError` for a fault docstring
     without all three lines or a referenced test that does not exist."""
     root = Path(root)
     rows: list[FaultRow] = []
     known: set[str] = set()
-    for path in sorted((root / "tests").glob("test_*.py")):
-        rel = path.relative_to(root).as_posix()
+    tests = root / "tests"
+    # The test files of every folder under tests/ (not its fixtures), in the order of their
+    # file names, which are unique: a row keeps its place when its file moves to another folder.
+    paths = sorted((p for p in tests.rglob("test_*.py") if "fixtures" not in p.relative_to(tests).parts),
+                   key=lambda p: p.name)
+    where = {p.name: p.relative_to(root).as_posix() for p in paths}
+    for path in paths:
+        rel = where[path.name]
         for name, doc in test_functions(path).items():
             known.add(f"{rel}::{name}")
             fields = _fields(doc)
@@ -84,14 +90,22 @@ def collect(root: str | Path) -> list[FaultRow]:
             if missing:
                 raise FaultsError(f"{rel}::{name}: fault docstring lacks {', '.join(f + ':' for f in missing)}")
             fault, happens, kept = (_sentence(fields[f]) for f in FIELDS)
-            also = tuple(f"tests/{t}" if "::" in t else f"{rel}::{t}"
-                         for t in fields.get("Also", "").replace(",", " ").split())
+            also = tuple(_also(t, rel, where) for t in fields.get("Also", "").replace(",", " ").split())
             rows.append(FaultRow(fault, happens, kept, (f"{rel}::{name}", *also)))
     for row in rows:
         for test in row.tests[1:]:
             if test not in known:
                 raise FaultsError(f"{row.tests[0]}: its Also: names {test}, which does not exist")
     return rows
+
+
+def _also(test: str, rel: str, where: dict[str, str]) -> str:
+    """An ``Also:`` entry as "tests/<folder>/<file>.py::<function>": "name" is a function of
+    the same file, "<file>.py::name" one of the test file of that name, wherever it is."""
+    if "::" not in test:
+        return f"{rel}::{test}"
+    file, _, name = test.partition("::")
+    return f"{where.get(file, 'tests/' + file)}::{name}"
 
 
 def _sentence(text: str) -> str:
@@ -136,7 +150,7 @@ def maintainers_page(root: str | Path) -> str:
     return (
         "# Faults we test: the rows and their tests\n\n"
         "<!-- Generated from the tests' Fault:/Happens:/Kept:/Also: docstrings by\n"
-        "     `python -m tfperf.render.site.faults`; tests/test_faults_page.py fails while it is stale. -->\n\n"
+        "     `python -m tfperf.render.site.faults`; tests/render/test_faults_page.py fails while it is stale. -->\n\n"
         "The site's \"Faults we test\" page shows the first three columns of this table; this copy,\n"
         "not published, adds the tests that try each row. How to write a row and run the tests:\n"
         "[README.md](README.md#faults-we-test).\n\n"
