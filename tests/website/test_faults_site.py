@@ -20,7 +20,7 @@ from test_intake_limits import deep_nesting, huge_int_median
 
 from tfperf.store.record_types import env_id
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 ANALYSIS = FIXTURES / "site" / "analysis"
 BAD = {  # runner folder -> frozen malformed fixture (tests/fixtures/results) and the field it names

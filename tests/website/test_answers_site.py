@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 FIGURE = re.compile(r"\d+(?:\.\d+)?×")
 SHARE = re.compile(r"in (?:all )?(\d+|both)(?: of (\d+))?")

@@ -11,17 +11,18 @@ import pytest
 
 from tfperf.render.site import faults
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_fault_test_has_a_row_and_every_row_a_test() -> None:
     rows = faults.collect(ROOT)
     cited = {t for r in rows for t in r.tests}
-    for path in sorted((ROOT / "tests").glob("test_faults_*.py")):
+    for path in sorted((ROOT / "tests").rglob("test_faults_*.py")):
         if path.name == "test_faults_page.py":
             continue
         for name in faults.test_functions(path):
-            assert f"tests/{path.name}::{name}" in cited, f"{path.name}::{name} has no Fault:/Happens:/Kept: docstring"
+            node = f"{path.relative_to(ROOT).as_posix()}::{name}"
+            assert node in cited, f"{path.name}::{name} has no Fault:/Happens:/Kept: docstring"
     for test in cited:
         file, name = test.split("::")
         assert name in faults.test_functions(ROOT / file), test

@@ -19,7 +19,7 @@ from tfperf.render.site.inline import render_inline
 from tfperf.render.site.site import Site
 from tfperf.store.record_types import env_id
 
-FIX = Path(__file__).parent / "fixtures" / "site" / "analysis"
+FIX = Path(__file__).parents[1] / "fixtures" / "site" / "analysis"
 TOPIC = "fixture_topic"
 
 

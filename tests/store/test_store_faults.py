@@ -17,7 +17,7 @@ import pytest
 
 from tfperf import store
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 BENCH = TESTS.parent / "bench"
 
 
