@@ -59,8 +59,7 @@ def edit(results: Path) -> None:
 def build(folder: Path) -> Path:
     """The run's folder (topics/, results/<RUNNER>/quick.json): what ``tfperf advise --out`` holds."""
     from tfperf.measure.advise import topics as session
-    from tfperf.measure.advise.model import ModelFile
-    from tfperf.measure.advise.model import ModelSpec
+    from tfperf.measure.advise.model import ModelFile, ModelSpec
 
     folder.mkdir(parents=True, exist_ok=True)
     model = folder / MODEL

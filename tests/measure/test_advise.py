@@ -24,7 +24,15 @@ from tfperf.cases import expand, load
 from tfperf.cli.guide import DEFAULT_BUDGET_S
 from tfperf.measure.advise import model as probe_mod
 from tfperf.measure.advise import topics as session_mod
-from tfperf.measure.advise.model import AdviseError, ModelFile, ModelSpec, answer, check_dtype, check_model_path, parse_shape
+from tfperf.measure.advise.model import (
+    AdviseError,
+    ModelFile,
+    ModelSpec,
+    answer,
+    check_dtype,
+    check_model_path,
+    parse_shape,
+)
 from tfperf.measure.advise.topics import CASE_IMPORTS, ROUNDS_SHARE, generate
 from tfperf.measure.supervise.orchestrate import Report, RunOptions
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from tfperf import cli
-from tfperf.measure.advise.model import AdviseError, check_model_path
-from tfperf.measure.advise.model import probe
+from tfperf.measure.advise.model import AdviseError, check_model_path, probe
 
 pytestmark = pytest.mark.tf
 

@@ -24,8 +24,7 @@ from tfperf import store
 from tfperf.measure.supervise import pool
 from tfperf.measure.supervise import pool as processes
 from tfperf.measure.supervise.orchestrate import RunOptions, run
-from tfperf.measure.supervise.pool import WorkerGone, WorkerHandle
-from tfperf.measure.supervise.pool import Processes, ThreadReader
+from tfperf.measure.supervise.pool import Processes, ThreadReader, WorkerGone, WorkerHandle
 from tfperf.measure.worker import serve
 
 TESTS = Path(__file__).resolve().parents[1]

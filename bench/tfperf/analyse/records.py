@@ -46,7 +46,6 @@ from ..store.record_types import params_id as params_id  # noqa: PLC0414
 from ..store.record_types import settings_id as settings_id  # noqa: PLC0414
 from .versions import HISTORY_PROFILE, UNAVAILABLE, is_development, release_key, tf_version
 
-
 Loaded = tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]
 
 

@@ -43,7 +43,6 @@ from ...store.record_types import Scalar
 from ..records import Measurement, params_id
 from .scenarios import Ratio, Scenario
 
-
 N_BOOT = 2000
 SEED = 0
 MIN_PAIRED = 6                 # common rounds needed to resample two results jointly (as RatioCache.speedup)

@@ -59,7 +59,6 @@ from ...store.record_types import Scalar
 from ..records import Measurement, Noise, params_id, settings_id
 from .effects import MARGIN, Finding, effect
 
-
 # -- speedups with their intervals -------------------------------------------------------------
 
 @dataclass(frozen=True)

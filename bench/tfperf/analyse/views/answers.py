@@ -51,7 +51,6 @@ from ..origins import SourceFigure, Sources
 from ..records import Measurement, Runner
 from ..versions import minor, short_labels, sort_versions
 
-
 ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlow's docs spell them
 
 

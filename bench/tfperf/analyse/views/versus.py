@@ -50,7 +50,6 @@ from ..judge.scenarios import (
 )
 from ..records import Measurement, Noise, back_to_back, current, mark_stale, read_documents, settings_id
 
-
 HERE = "this machine"
 
 

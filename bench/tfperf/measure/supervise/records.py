@@ -48,7 +48,6 @@ from .. import envinfo
 from ..worker.protocol import BreakdownResult, CaseFields, CaseTask, WorkerResult
 from .rounds import AA_SUFFIX, Rounds
 
-
 # -- the task --------------------------------------------------------------------------------
 
 
