@@ -125,7 +125,7 @@ var tfperf = {};
     actions: { export: true, source: false, compiled: false, editor: false }
   };
   // Fit a spec to the width its box has (a phone: about 370 px): wrapped panels
-  // (render/charts.py) go one per row, a single panel narrows, legends stack. A grid of rows
+  // (render/page/topic_chart.py) go one per row, a single panel narrows, legends stack. A grid of rows
   // and columns of panels keeps its size and scrolls in its own box (tfperf.css).
   var AXIS = 120, GAP = 24, MIN_PANEL = 180, ACTIONS = 40;
   function fit(spec, el) {

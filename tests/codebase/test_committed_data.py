@@ -13,7 +13,7 @@ import pytest
 from tfperf.store.files import dumps, load
 from tfperf.store.merge import merge_docs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = sorted(p for p in (ROOT / "data").rglob("results/**/*.json") if p.is_file())
 
 

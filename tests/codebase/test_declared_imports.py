@@ -14,7 +14,7 @@ from pathlib import Path
 
 import tomllib
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Where the imports are read, and which declarations may cover them.
 FOLDERS = ("bench", "scripts", "tests", "snippets")
 # Modules of this repository itself (tests' helpers, snippets' shared module, scripts' neighbours).

@@ -12,7 +12,7 @@ import pytest
 
 from tfperf.errors import TfperfError
 
-PACKAGE = Path(__file__).resolve().parents[1] / "bench" / "tfperf"
+PACKAGE = Path(__file__).resolve().parents[2] / "bench" / "tfperf"
 
 # Not user errors: control flow between two functions of one stage, always caught there.
 SIGNALS = {

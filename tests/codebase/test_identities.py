@@ -18,7 +18,7 @@ from tfperf.errors import CaseGridError, TfperfError
 from tfperf.store import record_types as ids
 from tfperf.store import schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 TOPIC: dict[str, Any] = {"topic": "t", "reference": "a", "default": "a", "variants": {"a": {"fn": "f"}},
                          "profiles": {"quick": {"params": {"n": [1]}}}}

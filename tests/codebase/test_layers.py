@@ -1,5 +1,5 @@
 """What the import-linter contracts (``[tool.importlinter]`` in pyproject.toml, the one home
-of the stages' rules, kept by tests/test_lint_imports.py) cannot express:
+of the stages' rules, kept by tests/codebase/test_lint_imports.py) cannot express:
 
 * the analysis facade, the package ``tfperf.analyse``, exports exactly the names render and
   the CLI import from it, and none of them is also the name of one of its modules (which
@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "bench" / "tfperf"
+PACKAGE = Path(__file__).resolve().parents[2] / "bench" / "tfperf"
 FACADE = "tfperf.analyse"
 
 

@@ -1,5 +1,5 @@
 """The stages' import rules as import-linter contracts (``[tool.importlinter]`` in
-pyproject.toml, their one home; tests/test_layers.py checks what they cannot express), run
+pyproject.toml, their one home; tests/codebase/test_layers.py checks what they cannot express), run
 by the README's test command and so by .ci/run: ``lint-imports`` keeps every contract on the package, and fails, naming the
 contract, on a copy of the package with one forbidden import planted.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "bench" / "tfperf"
 CONFIG = ROOT / "pyproject.toml"
 

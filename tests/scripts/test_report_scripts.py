@@ -15,7 +15,7 @@ import pytest
 from tfperf.analyse.dataset import Dataset, analyse_documents
 from tfperf.analyse.judge.effects import vocabulary
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUNNERS = sorted(p.name for p in (ROOT / "data" / "results").iterdir() if (p / "full.json").is_file())
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "self_compared.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "self_compared.py"
 
 
 def _module():

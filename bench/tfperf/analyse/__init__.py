@@ -24,12 +24,12 @@ modules:
 
 This package is the stage's public API: render and the CLI import the analysis from
 ``tfperf.analyse`` only, never from its modules (the "facade" contract in pyproject.toml and
-tests/test_layers.py fail on a deep import). It exports exactly the names they use,
+tests/codebase/test_layers.py fail on a deep import). It exports exactly the names they use,
 ``__all__`` below; a new one is added here when a renderer needs it. Three functions of
 ``views.answers`` are exported under a name that says which table a page gets from them
 (``headline_findings`` is ``findings``, ``claims_by_release`` is ``versions_table``,
 ``topic_then_now`` is ``then_now``). No exported name is also a module's name (checked by
-tests/test_layers.py): it would replace that module on its package and read, to both
+tests/codebase/test_layers.py): it would replace that module on its package and read, to both
 checks, as an import of the module. No module of this package imports the package itself
 (that would be a cycle): they import each other by module.
 """

@@ -14,7 +14,7 @@ TensorFlow: a function that needs it is given the worker's module.
   cap, a share of the physical memory. On Linux psutil reads the kernel's own counters
   (``/proc/meminfo``'s MemTotal, ``/proc/<pid>/statm``'s resident pages, ``/proc/stat``,
   ``/proc/<pid>/stat``, ``getloadavg``), so each figure equals what ``/proc`` shows;
-  tests/test_machine.py compares them. A figure this platform or process cannot give is
+  tests/measure/test_machine.py compares them. A figure this platform or process cannot give is
   ``None`` (stored as unknown), never 0.
 * Which cases cannot exist in the worker's TensorFlow, and why. Such a case is stored with
   status ``unavailable`` and the reason in ``error``, never as a failure: the Keras 3
@@ -47,7 +47,7 @@ from ..hardware import cpu_class, cpu_identity
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
-    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    # (jsonschema), and importing tfperf.store would load them (tests/measure/worker/test_worker_imports.py).
     from ..store.record_types import Gpu, OneDnnUsed, ProcessSettings, Threads, Versions
 
 

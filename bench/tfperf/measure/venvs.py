@@ -27,7 +27,7 @@ another recipe hash, is removed and built again; a failed build leaves no venv b
 builds the venv of that exact development build (``tf-<2.23.0.dev20261125>``): ``tf-nightly``
 instead of ``tensorflow-cpu``, and the newest ``tf-keras-nightly`` with ``--no-deps``. The
 worker records the version TensorFlow reports ("2.23.0-dev20261125"), whose date names the
-build on the pages; a development build is never counted as a release (analyse/load/versions.py).
+build on the pages; a development build is never counted as a release (analyse/versions.py).
 
 Wheels are taken from ``$TFPERF_WHEELS/<version>/`` (default ``/tmp/tfwheels``) when that
 directory exists, besides the package index. Never imports TensorFlow.
@@ -62,7 +62,7 @@ PIP_TIMEOUT_S = 1800.0
 REASON_LINES = 8          # last lines of pip's output kept as the reason of a failure
 
 # The serving topic's optional runtimes, pinned as in pyproject.toml's `tf` extra
-# (tests/test_venvs.py checks that the two agree).
+# (tests/measure/test_venvs.py checks that the two agree).
 # The distributions the worker imports besides TensorFlow and the standard library.
 HARNESS_IMPORTS = ("psutil",)
 RUNTIMES = ("ai-edge-litert==2.3.0; platform_machine != 'aarch64'", "tf2onnx==1.17.0", "onnxruntime==1.31.1")

@@ -1,5 +1,5 @@
 """The stored records: a results file (``ResultsDoc``) and what it holds as types, field for
-field what ``schema_v2.json`` allows (``tests/test_record_types.py`` holds the two equal:
+field what ``schema_v2.json`` allows (``tests/store/test_record_types.py`` holds the two equal:
 every property, which are required, and the JSON types of each), and the stable identifiers
 records carry: a case's id and its parts, the hash of a result's key and of an environment
 record.
@@ -10,7 +10,7 @@ allows ``null`` is ``X | None``. Optional fields are those of the ``total=False`
 each pair (Python 3.10 has no ``NotRequired``).
 
 The identifiers have one definition each: the harness names results with them
-(``cases.Case``) and the analysis groups and pairs results by them (``analyse.load.records``),
+(``cases.Case``) and the analysis groups and pairs results by them (``analyse.records``),
 so a second copy that drifted (an empty parameter set written "" in one and "-" in the
 other) would make the analysis miss results that are there.
 """

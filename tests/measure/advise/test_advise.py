@@ -36,7 +36,7 @@ from tfperf.measure.advise.model import (
 from tfperf.measure.advise.topics import CASE_IMPORTS, ROUNDS_SHARE, generate
 from tfperf.measure.supervise.orchestrate import Report, RunOptions
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 BENCH = TESTS.parent / "bench"
 RUNNER = "test-advise-x86_64"
 

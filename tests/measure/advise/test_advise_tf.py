@@ -16,7 +16,7 @@ from tfperf.measure.advise.model import AdviseError, check_model_path, probe
 
 pytestmark = pytest.mark.tf
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

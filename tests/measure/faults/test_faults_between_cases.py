@@ -11,7 +11,7 @@ import pytest
 from tfperf import store
 from tfperf.measure.supervise.orchestrate import RunOptions, run
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 
 
 def test_worker_dying_between_cases_loses_no_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,7 +24,7 @@ from tfperf.store.merge import canonical
 
 pytestmark = pytest.mark.tf
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+BENCH = Path(__file__).resolve().parents[3] / "bench"
 
 SNIPPET = textwrap.dedent("""
     import os, time

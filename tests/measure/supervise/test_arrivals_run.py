@@ -17,7 +17,7 @@ from tfperf import stats, store
 from tfperf.measure.supervise.orchestrate import RunOptions, plan, run
 from tfperf.measure.supervise.scenario import CALIBRATION_ROUNDS
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 ROUNDS = 6
 
 

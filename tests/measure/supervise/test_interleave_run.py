@@ -16,7 +16,7 @@ import pytest
 from tfperf import store
 from tfperf.measure.supervise.orchestrate import RunOptions, plan, run
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 
 
 def _topic(d: Path, flavors: list[str]) -> None:

@@ -18,7 +18,7 @@ from tfperf.cases.topic import load_topic
 from tfperf.errors import CaseGridError
 from tfperf.measure.supervise.orchestrate import RunOptions, run
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+BENCH = Path(__file__).resolve().parents[3] / "bench"
 ALLOWED = sorted(os.sched_getaffinity(0))
 
 

@@ -16,7 +16,7 @@ import pytest
 from tfperf import cli, store
 from tfperf.measure import envinfo as availability
 
-VALID = json.loads((Path(__file__).parents[1] / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))
+VALID = json.loads((Path(__file__).parents[2] / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8"))
 
 FAKE_TF = textwrap.dedent("""
     \"\"\"A stand-in for TensorFlow 2.15.1, whose tf.keras is Keras 2: just what the worker reads.\"\"\"

@@ -27,7 +27,7 @@ from tfperf.measure.supervise.orchestrate import RunOptions, run
 from tfperf.measure.supervise.pool import Processes, ThreadReader, WorkerGone, WorkerHandle
 from tfperf.measure.worker import serve
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[2]
 
 # Windows' reader and kill; the pipe handed over as POSIX does (the only way on Linux).
 PORTABLE = Processes("windows reader and kill, posix hand-over", processes.posix_handover,

@@ -1,7 +1,7 @@
 """The worker protocol's docstring (measure/worker/serve.py) and its types (measure/worker/protocol.py)
 name the same messages: every ``"cmd"`` and ``"type"`` the docstring shows is a tag of
 ``Command`` or ``Answer``, and every tag is shown. mypy checks that both ends send and read
-those types (tests/test_lint.py)."""
+those types (tests/codebase/test_lint.py)."""
 
 from __future__ import annotations
 

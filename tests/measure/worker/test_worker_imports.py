@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+BENCH = Path(__file__).resolve().parents[3] / "bench"
 
 CHECK = textwrap.dedent("""
     import sys

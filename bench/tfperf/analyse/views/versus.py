@@ -21,7 +21,7 @@ enter the published :class:`~tfperf.analyse.Dataset`; each is compared with the
 published runners exactly as ``tfperf compare`` does (:func:`this_machine`, through
 :func:`compare_files`), and the pages show that comparison in a section of its own.
 
-Plain functions over loaded documents, no formatting (see ``tfperf.render.report.versus_text``).
+Plain functions over loaded documents, no formatting (the words are :mod:`tfperf.render.text`'s).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What runs inside the measuring child process, started by ``supervise.pool`` as
 ``python -m tfperf.measure.worker.serve``. It may run in another TensorFlow release's venv,
 so it imports the standard library, numpy, TensorFlow and the harness's own imports (psutil)
-and nothing else of the project's dependencies (tests/test_worker_imports.py).
+and nothing else of the project's dependencies (tests/measure/worker/test_worker_imports.py).
 
 * ``serve``    – the worker: imports TensorFlow once under fixed process settings, then
   answers the parent's commands (prepare, sample, release, breakdown) one at a time;

@@ -20,7 +20,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
-    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    # (jsonschema), and importing tfperf.store would load them (tests/measure/worker/test_worker_imports.py).
     from ...store.record_types import Output
 
 

@@ -3,7 +3,7 @@
 types: one JSON object per line, each kind a TypedDict, told apart by its tag (``cmd`` from
 the parent, ``type`` from the worker).
 
-The order of the exchange is in serve.py's docstring; ``tests/test_protocol.py`` holds the
+The order of the exchange is in serve.py's docstring; ``tests/measure/worker/test_protocol.py`` holds the
 message kinds that docstring names equal to the tags of :data:`Command` and :data:`Answer`.
 Types only: JSON carries no types, and both ends are this package, so a received line is
 read as the union of what the other end sends.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
-    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    # (jsonschema), and importing tfperf.store would load them (tests/measure/worker/test_worker_imports.py).
     from ...arrival import ArrivalRecord
     from ...cases import CategoryRule
     from ...store.record_types import (

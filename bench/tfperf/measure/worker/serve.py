@@ -58,15 +58,11 @@ from . import outputs
 from .outputs import to_host
 from .protocol import (
     Answer,
-    BreakdownCommand,
     BreakdownResult,
     BreakdownTask,
     CaseTask,
     Command,
     Job,
-    PrepareCommand,
-    ReleaseCommand,
-    SampleCommand,
     WorkerResult,
 )
 from .timing import Timing, block, categorise, idle_block, open_loop_block, prepare, top_functions
@@ -74,7 +70,7 @@ from .timing import sample as sample_stacks
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
-    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    # (jsonschema), and importing tfperf.store would load them (tests/measure/worker/test_worker_imports.py).
     from ...store.record_types import Environment, Output, ProcessSettings
 
 
@@ -430,8 +426,10 @@ def main(argv: list[str]) -> int:
 def serve(worker: Worker, channel: Channel, cmd: Command) -> None:
     """Carry out one command of the parent and send its answer."""
     kind = cmd.get("cmd")
-    if kind == "prepare":
-        task = cast(PrepareCommand, cmd)["task"]
+    if kind not in ("prepare", "sample", "release", "breakdown"):
+        channel.send({"type": "error", "error": f"unknown command {kind!r}"})
+    elif cmd["cmd"] == "prepare":           # a tagged union: each branch sees its command's type
+        task = cmd["task"]
         result = worker.prepare(task)
         try:
             channel.send({"type": "prepared", "id": task["id"], "result": result})
@@ -439,8 +437,8 @@ def serve(worker: Worker, channel: Channel, cmd: Command) -> None:
             worker.release(task["id"])
             result.update({"status": "error", "error": f"result not storable: {exc}", "timing": None, "output": None})
             channel.send({"type": "prepared", "id": task["id"], "result": result})
-    elif kind == "sample":
-        sample = cast(SampleCommand, cmd)
+    elif cmd["cmd"] == "sample":
+        sample = cmd
         try:
             seconds, latencies = worker.sample(sample["id"], bool(sample.get("warm")), sample.get("schedule"),
                                                bool(sample.get("back_to_back")))
@@ -452,18 +450,16 @@ def serve(worker: Worker, channel: Channel, cmd: Command) -> None:
                 channel.send({"type": "sample", "id": sample["id"], "seconds": seconds})
             else:
                 channel.send({"type": "sample", "id": sample["id"], "seconds": seconds, "latencies": latencies})
-    elif kind == "release":
-        task_id = cast(ReleaseCommand, cmd)["id"]
+    elif cmd["cmd"] == "release":
+        task_id = cmd["id"]
         worker.release(task_id)
         channel.send({"type": "released", "id": task_id})
-    elif kind == "breakdown":
-        bd_task = cast(BreakdownCommand, cmd)["task"]
+    else:
+        bd_task = cmd["task"]
         try:
             channel.send({"type": "breakdown", "id": bd_task["id"], "breakdown": worker.run_breakdown(bd_task)})
         except Exception as exc:  # noqa: BLE001
             channel.send({"type": "breakdown_failed", "id": bd_task["id"], "error": repr(exc)[:2000]})
-    else:
-        channel.send({"type": "error", "error": f"unknown command {kind!r}"})
 
 
 if __name__ == "__main__":

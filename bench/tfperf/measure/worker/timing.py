@@ -31,7 +31,7 @@ from ...stats import Budget, summarize
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
-    # (jsonschema), and importing tfperf.store would load them (tests/test_worker_imports.py).
+    # (jsonschema), and importing tfperf.store would load them (tests/measure/worker/test_worker_imports.py).
     from ...cases import CategoryRule
     from ...store.record_types import StoppedBy, Summary
     from ...store.record_types import Timing as TimingRecord

@@ -1,7 +1,7 @@
 """The "this machine" sections: this machine's own results (``local/results``), each
 set beside the published runners, in a box of their own.
 
-The numbers come from :mod:`tfperf.analyse.views.local` (``tfperf compare``'s analysis); the
+The numbers come from :mod:`tfperf.analyse.views.versus` (``tfperf compare``'s analysis); the
 published figures above them are drawn from the published data alone. The site puts a
 topic's section right after its claims table and the machine's summary after the
 Runners page's runner list (``render.site``); with no local results there is none.

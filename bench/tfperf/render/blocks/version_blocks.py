@@ -1,5 +1,5 @@
 """Findings across TensorFlow releases, laid out (the analysis is
-:mod:`tfperf.analyse.judge.version_verdicts` and :mod:`tfperf.analyse.views.versions_table`)::
+:mod:`tfperf.analyse.judge.version_verdicts` and :func:`tfperf.analyse.views.answers.versions_table`)::
 
     <!-- tfperf:trends TOPIC -->    a topic's "Across versions": per claim, a strip of its
                                     finding per release and a chart of its speedup per release

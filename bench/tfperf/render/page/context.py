@@ -171,7 +171,7 @@ def stated(text: str, topic: str, claim_id: str, runner: str, release: str, find
     """A claim's finding in words where a page states it, marked with what it is a finding
     of (the claim, runner, release, and ``scope``: all its scenarios, or a subset), so that a
     check over the built site can hold every place stating it to the same finding and the
-    same figures (tests/test_answers_site.py)."""
+    same figures (tests/website/test_answers_site.py)."""
     return element("strong" if strong else "span", text, class_="tfperf-stated",
                    data_claim=f"{topic}/{claim_id}", data_runner=runner, data_release=release,
                    data_finding=str(finding) if finding is not None else None, data_scope=scope)

@@ -10,7 +10,7 @@ Configuration by environment variables (defaults relative to mkdocs.yml):
   each topic page gets a "this machine" section after its claims table, and the Runners
   page one after the runner list (``render.blocks.local_blocks``). An empty value turns it off.
 * ``TFPERF_SOURCES``  what the topics' sources reported (default ``sources``; one
-  ``<topic>.yaml`` each, ``analyse/load/origins.py``): the "what changed since the source"
+  ``<topic>.yaml`` each, ``analyse/origins.py``): the "what changed since the source"
   lines of the "Do this" boxes.
 
 The notebook pages' "Open in Colab" link opens the copy committed in ``docs/notebooks/``
@@ -142,7 +142,7 @@ class Site:
     def _colab_topics(self) -> set[str]:
         """The topics whose Colab link opens their page's notebook: the copy committed where
         the link points is the notebook just made, byte for byte. A stale or missing copy
-        gets no link (tests/test_notebooks_committed.py fails on it in CI)."""
+        gets no link (tests/render/test_notebooks_committed.py fails on it in CI)."""
         if self.colab is None:
             return set()
         ok = set()
