@@ -131,6 +131,10 @@ class ClaimAnswer:
     runners: tuple[RunnerAnswer, ...]
     verdict_text: str             # over runners ("holds on both runners")
 
+    def by_finding(self) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str]]:
+        """The runners grouped by their finding, with each group's range (:func:`_by_finding`)."""
+        return _by_finding(self)
+
     def sentence(self, r: RunnerAnswer) -> str:
         """The finding as a sentence: "jit_compile=True is slower than plain tf.function in
         9 of 10 scenarios (0.20×–0.95×); faster in 1: mlp, batch 1 (1.06×)"."""
@@ -316,6 +320,21 @@ def _briefly(c: ClaimAnswer) -> str:
         pts = [p.speedup for r in c.runners for p in r.summary.of(f) if p.speedup is not None]
         return f"{f} ({range_text(pts)})" if pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else str(f)
     return ", ".join(f"{r.finding} on the {r.short}" for r in c.runners)
+
+
+def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str]]:
+    """A claim's runners grouped by their finding, in the runners' order, each group with
+    the range of its speedups for that finding ("1.29×–11.2×", or "" where a finding has
+    no speedups): where three CPUs agree, one phrase says so instead of three."""
+    groups: dict[Finding, list[RunnerAnswer]] = {}
+    for r in c.runners:
+        groups.setdefault(r.finding, []).append(r)
+    out = []
+    for f, rs in groups.items():
+        pts = [p.speedup for r in rs for p in r.summary.of(f) if p.speedup is not None]
+        ranged = pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
+        out.append((f, tuple(rs), range_text(pts) if ranged else ""))
+    return out
 
 
 def _typical(r: RunnerAnswer) -> float | None:

@@ -1,6 +1,5 @@
-"""What a page answers first (the analysis is :mod:`tfperf.analyse.views.answers`,
-:mod:`tfperf.analyse.views.advice`, :mod:`tfperf.analyse.views.settings_advice` and
-:mod:`tfperf.analyse.views.then_now`)::
+"""What a page answers first (the analysis is :mod:`tfperf.analyse.views.answers` and
+:mod:`tfperf.analyse.views.advice`)::
 
     <!-- tfperf:answers TOPIC -->   the top of a topic page: each question of its YAML, the
                                     answer's lead (Yes / No / It depends / Unclear), one
@@ -12,13 +11,13 @@
 
 The "Do this" box gives the answer first, computed from the data by
 :func:`tfperf.analyse.views.advice.advise` (the call to use), or for a topic that declares
-``baseline_settings`` (cpu_threads) by :func:`tfperf.analyse.views.settings_advice.advise_settings`:
+``baseline_settings`` (cpu_threads) by :func:`tfperf.analyse.views.advice.advise_settings`:
 the setting to change, or to keep TensorFlow's defaults, then each one-knob choice against
 the defaults on each runner, in the vocabulary's words (count, range, exceptions named).
 
 Under it, what changed since the source: each figure a source reported (quoted in
 ``docs/sources/<topic>.yaml``, credited with its link and licence) beside today's finding on
-the claim that tests it (:func:`tfperf.analyse.views.then_now.then_now`), in the words every
+the claim that tests it (:func:`tfperf.analyse.views.answers.then_now`), in the words every
 other place uses::
 
     2019, “Why does keras model predict slower after compile?” (Stack Overflow, CC BY-SA 4.0):
@@ -36,6 +35,7 @@ from ...analyse import (
     VERDICT_RULE,
     WORDS,
     Choice,
+    ClaimAnswer,
     Dataset,
     Origin,
     QuestionAnswer,
@@ -86,17 +86,39 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
         return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
                      element("ul", join(element("li", x) for x in lines), class_="tfperf-a-lines")])
     items = []
+    scope = f"brief {qa.arrival}" if qa.arrival else "brief"
     for c in qa.claims:
         head = f"{qa.head(c)}: "
+        if len(c.runners) >= GROUP_FROM:
+            items.append(element("li", join([element("strong", head), _grouped(c, topic, scope), "."])))
+            continue
         parts = [join([f"{r.short}: " if len(c.runners) > 1 else "",
                        element("span", stated(r.brief, topic, c.claim_id, r.runner, r.releases, r.finding,
-                                              scope=f"brief {qa.arrival}" if qa.arrival else "brief"),
+                                              scope=scope),
                                title=r.text)]) for r in c.runners]
         items.append(element("li", join([element("strong", head), join(parts, "; "), "."])))
     against_all = f"{qa.against()}:" if qa.against() else ""
     head = join([lead, " " if qa.lead and against_all else "", against_all])
     return join([element("p", head, class_="tfperf-a") if qa.lead or against_all else "",
                  element("ul", join(items), class_="tfperf-a-lines")])
+
+
+# From this many runners on, a question with several claims says each finding once with the
+# runners that share it ("faster (1.29×–11.2×) on EPYC (AVX2), EPYC (AVX-512) and Xeon (AMX)"):
+# a line per runner and claim no longer fits a phone's first screen.
+GROUP_FROM = 3
+
+
+def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
+    """A claim's finding per group of runners that share it; each runner's name is marked
+    with its finding, and its full answer (counts and exceptions) is its tooltip."""
+    parts = []
+    for finding, runners, figures in c.by_finding():
+        names = [element("span", stated(r.short, topic, c.claim_id, r.runner, r.releases, r.finding, scope=scope),
+                         title=r.text) for r in runners]
+        names_text = names[0] if len(names) == 1 else join([join(names[:-1], ", "), " and ", names[-1]])
+        parts.append(join([str(finding), f" ({figures})" if figures else "", " on ", names_text]))
+    return join(parts, "; ")
 
 
 def _pattern(qa: QuestionAnswer) -> list[Markup]:
