@@ -146,7 +146,7 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     from playwright.sync_api import sync_playwright
 
     from tfperf.analyse import analyse, question_answers
-    from tfperf.render.blocks.answers_block import GROUP_FROM
+    from tfperf.render.blocks.answers_block import GROUP_FROM, alone_brief
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")
     handler = functools.partial(_Quiet, directory=str(site))
@@ -172,9 +172,11 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
                     if len(qa.claims) > 1 and len(c.runners) >= GROUP_FROM:
                         # several claims on many runners: each finding once, with the runners that share it
                         for finding, runners, figures in c.by_finding():
-                            names = " and ".join([", ".join(r.short for r in runners[:-1]), runners[-1].short]
-                                                 if len(runners) > 1 else [runners[0].short])
-                            said = f"{finding}{f' ({figures})' if figures else ''} on {names}"
+                            if len(runners) == 1:
+                                said = f"{alone_brief(runners[0])} on {runners[0].short}"
+                            else:
+                                names = ", ".join(r.short for r in runners[:-1]) + f" and {runners[-1].short}"
+                                said = f"{finding}{f' ({figures})' if figures else ''} on {names}"
                             assert said in shown, (topic, said, shown)
                         continue
                     for r in c.runners:

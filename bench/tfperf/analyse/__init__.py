@@ -71,6 +71,7 @@ from .views.advice import Choice, SettingsAdvice, advise, advise_settings
 from .views.answers import (
     ClaimAnswer,
     QuestionAnswer,
+    RunnerAnswer,
     ThenNow,
     claim_answer,
     hardware_name,
@@ -109,6 +110,7 @@ __all__ = [
     "PatternTable",
     "QuestionAnswer",
     "RatioCache",
+    "RunnerAnswer",
     "SettingsAdvice",
     "Sources",
     "SpeedupRow",

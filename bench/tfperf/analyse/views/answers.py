@@ -325,12 +325,16 @@ def _briefly(c: ClaimAnswer) -> str:
 def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str]]:
     """A claim's runners grouped by their finding, in the runners' order, each group with
     the range of its speedups for that finding ("1.29×–11.2×", or "" where a finding has
-    no speedups): where three CPUs agree, one phrase says so instead of three."""
-    groups: dict[Finding, list[RunnerAnswer]] = {}
+    no speedups): where three CPUs agree in every case, one phrase says so instead of three.
+    A runner whose cases differ among themselves is a group of its own."""
+    groups: dict[tuple[Finding, str], list[RunnerAnswer]] = {}
     for r in c.runners:
-        groups.setdefault(r.finding, []).append(r)
+        # A runner whose cases do not all share its finding keeps its own counts: alone.
+        # "Depends on the case" says that already.
+        uniform = r.finding == Finding.DEPENDS or (r.summary.n > 0 and r.summary.count(r.finding) == r.summary.n)
+        groups.setdefault((r.finding, "" if uniform else r.runner), []).append(r)
     out = []
-    for f, rs in groups.items():
+    for (f, _), rs in groups.items():
         pts = [p.speedup for r in rs for p in r.summary.of(f) if p.speedup is not None]
         ranged = pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
         out.append((f, tuple(rs), range_text(pts) if ranged else ""))

@@ -37,8 +37,10 @@ from ...analyse import (
     Choice,
     ClaimAnswer,
     Dataset,
+    Finding,
     Origin,
     QuestionAnswer,
+    RunnerAnswer,
     SettingsAdvice,
     ThenNow,
     advise,
@@ -109,14 +111,24 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
 GROUP_FROM = 3
 
 
+def alone_brief(r: RunnerAnswer) -> str:
+    """A runner's brief answer cut to its leading finding and count ("faster in 2 of 4
+    (1.26×–1.36×)"; "depends on the case"): the first screen's share of it."""
+    return str(r.finding) if r.finding == Finding.DEPENDS else r.brief.split("; ")[0]
+
+
 def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
-    """A claim's finding per group of runners that share it; each runner's name is marked
-    with its finding, and its full answer (counts and exceptions) is its tooltip."""
+    """A claim's finding per group of runners that share it in every case, or a runner's
+    own counts where it stands alone; each runner's name is marked with its finding, and
+    its full answer (with the exceptions' names) is its tooltip."""
     parts = []
     for finding, runners, figures in c.by_finding():
         names = [element("span", stated(r.short, topic, c.claim_id, r.runner, r.releases, r.finding, scope=scope),
                          title=r.text) for r in runners]
-        names_text = names[0] if len(names) == 1 else join([join(names[:-1], ", "), " and ", names[-1]])
+        if len(names) == 1:       # alone: its leading count ("faster in 2 of 4 (…)"), the rest in its tooltip
+            parts.append(join([alone_brief(runners[0]), " on ", names[0]]))
+            continue
+        names_text = join([join(names[:-1], ", "), " and ", names[-1]])
         parts.append(join([str(finding), f" ({figures})" if figures else "", " on ", names_text]))
     return join(parts, "; ")
 
