@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, TypedDict, cast
+from typing import Literal, TypedDict
 
 
 class Pattern(str, Enum):
@@ -90,13 +90,9 @@ class Arrival:
         """The declared part of the stored record (what the parent sends the worker)."""
         if not self.per_request:
             raise ValueError("back to back is stored as no arrival field")
-        out: ArrivalRecord = {"pattern": cast(Literal["idle", "poisson"], self.pattern.value), "id": self.id,
-                              "requests": self.block}
         if self.pattern is Pattern.IDLE:
-            out["gap_s"] = self.gap_s
-        else:
-            out["rate"] = self.rate
-        return out
+            return {"pattern": "idle", "id": self.id, "requests": self.block, "gap_s": self.gap_s}
+        return {"pattern": "poisson", "id": self.id, "requests": self.block, "rate": self.rate}
 
     @classmethod
     def of(cls, record: ArrivalRecord | None) -> Arrival:

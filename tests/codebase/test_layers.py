@@ -5,8 +5,8 @@ of the stages' rules, kept by tests/codebase/test_lint_imports.py) cannot expres
   the CLI import from it, and none of them is also the name of one of its modules (which
   would replace the module on the package, and read as importing it);
 * no module loads a module by ``importlib.import_module`` or ``__import__`` of a name
-  written in it, since import-linter does not see such an import: only the standard
-  library's ``msvcrt`` (present on Windows only) is loaded that way.
+  written in it, since import-linter does not see such an import (a standard library
+  module may be: it is in no contract).
 """
 
 from __future__ import annotations

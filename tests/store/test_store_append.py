@@ -57,9 +57,9 @@ def test_only_the_first_append_loads_the_file(tmp_path: Path, monkeypatch: pytes
     real = append_mod.load
     monkeypatch.setattr(append_mod, "load", lambda p: loads.append(p) or real(p))
     checked: list[int] = []
-    real_validate = append_mod.validate
-    monkeypatch.setattr(append_mod, "validate",
-                        lambda doc, where: checked.append(len(doc["results"])) or real_validate(doc, where))
+    real_checked = append_mod.checked
+    monkeypatch.setattr(append_mod, "checked",
+                        lambda doc, where: checked.append(len(doc["results"])) or real_checked(doc, where))
     for n in range(1, 30):
         _add(path, results=[make_result(n)])
     assert loads == [path], "the file this process wrote is not read and checked again"

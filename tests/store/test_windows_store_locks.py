@@ -61,7 +61,7 @@ def test_windows_gets_the_msvcrt_locks(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = fake_msvcrt.make()
     monkeypatch.setitem(sys.modules, "msvcrt", fake)
     with monkeypatch.context() as m:
-        m.setattr(os, "name", "nt")
+        m.setattr(sys, "platform", "win32")
         chosen_lock, chosen_claims = lock._for_platform(), claims._for_platform()
     assert isinstance(chosen_lock, lock.FirstByte) and chosen_lock.locks.msvcrt is fake
     assert isinstance(chosen_claims, ByteLocks) and chosen_claims.msvcrt is fake

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from .. import HARNESS_VERSION
 from ..arrival import BACK_TO_BACK
@@ -41,7 +41,7 @@ from ..store import load_dir
 
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
-from ..store.record_types import Breakdown, Environment, Key, Result, ResultsDoc, Scalar
+from ..store.record_types import Breakdown, Environment, Result, ResultsDoc, Scalar
 from ..store.record_types import params_id as params_id  # noqa: PLC0414
 from ..store.record_types import settings_id as settings_id  # noqa: PLC0414
 from .versions import HISTORY_PROFILE, UNAVAILABLE, is_development, release_key, tf_version
@@ -110,7 +110,7 @@ class Measurement:
     within_tolerance: bool | None
     max_abs_diff: float | None
     max_rel_diff: float | None
-    key: Key
+    key: Mapping[str, object]     # the stored Key, read with .get: a hand-made file's may lack fields
     key_hash: str
     env_id: str | None
     env: Environment | None
@@ -321,7 +321,7 @@ def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environ
         output_values=output.get("values") if output else None,
         output_nonfinite=output.get("nonfinite") if output else None,
         output_rtol=output.get("rtol") if output else None, output_atol=output.get("atol") if output else None,
-        key=cast(Key, dict(r.get("key") or {})), key_hash=str(r.get("key_hash")), env_id=env_id,
+        key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
         env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
         metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
                  if isinstance(v, (int, float)) and not isinstance(v, bool)},

@@ -35,11 +35,11 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Final, TypedDict, TypeGuard
 
 import psutil
 
@@ -181,6 +181,20 @@ def package_versions(path: list[str] | None = None) -> dict[str, str | None]:
             "onnxruntime": v("onnxruntime"), "tf2onnx": v("tf2onnx")}
 
 
+def versions_record(vs: Mapping[str, str | None]) -> Versions:
+    """The packages of :func:`package_versions` (with ``keras``, the one ``tf.keras`` is) as
+    an environment record stores them."""
+    return {"tensorflow": vs.get("tensorflow"), "keras": vs.get("keras"), "numpy": vs.get("numpy"),
+            "keras3": vs.get("keras3"), "tf_keras": vs.get("tf_keras"), "ai_edge_litert": vs.get("ai_edge_litert"),
+            "onnxruntime": vs.get("onnxruntime"), "tf2onnx": vs.get("tf2onnx")}
+
+
+def _is_onednn_used(data: object) -> TypeGuard[OneDnnUsed]:
+    return (isinstance(data, dict) and set(data) == {"version", "isa", "kernels"}
+            and all(v is None or isinstance(v, str) for v in (data["version"], data["isa"]))
+            and isinstance(data["kernels"], list) and all(isinstance(k, str) for k in data["kernels"]))
+
+
 def keras_is_legacy(tf: Any) -> bool:
     """Whether ``tf.keras`` is tf_keras (Keras 2, under TF_USE_LEGACY_KERAS=1) rather than
     Keras 3. Keras 3 serves ``tf.keras`` from a module named ``keras._tf_keras.keras``, so
@@ -279,7 +293,7 @@ def tensorflow_info(tf: Any, settings: dict[str, str], process: ProcessSettings)
     # oneDNN is on by default on x86 Linux and Windows builds since TF 2.9.
     onednn_default = platform.machine().lower() in ("x86_64", "amd64")
     return {
-        "versions": cast("Versions", versions),        # tensorflow, numpy and keras among them
+        "versions": versions_record(versions),
         "tf_build": build,
         "cuda": (build or {}).get("cuda_version") if gpus else None,
         "cudnn": (build or {}).get("cudnn_version") if gpus else None,
@@ -360,7 +374,9 @@ def onednn_used(python: str = sys.executable, cache: Path | None = None,
     if cache is not None:
         path = cache / f"onednn-{hashlib.sha256(chr(0).join(key_parts).encode()).hexdigest()[:16]}.json"
         try:
-            return cast("OneDnnUsed | None", json.loads(path.read_text(encoding="utf-8")))
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            if cached is None or _is_onednn_used(cached):
+                return cached
         except (OSError, ValueError):
             pass
     try:

@@ -16,11 +16,12 @@ the merged document (a test holds the two equal).
 from __future__ import annotations
 
 import bisect
+import copy
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from ..errors import ResultsFileError
 from . import files
@@ -28,7 +29,7 @@ from .files import LIST_KEYS, assemble, load, new_doc, publish, read_regular, re
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .record_types import Environment, ResultsDoc, Runner
-from .validate import short, validate
+from .validate import checked, short, trusted
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
 AnyRecord = Mapping[str, object]
@@ -43,7 +44,7 @@ class _Kept:
     """What this process last wrote to one file, in the form the next append needs."""
 
     data: bytes                                   # the file's bytes as written
-    header: dict[str, object]                     # the document without its record lists
+    header: ResultsDoc                            # the document with its record lists empty
     records: dict[str, list[AnyRecord]]           # per list key, in canonical order
     keys: dict[str, list[tuple[str, ...]]]        # their sort keys (merge.SORT_KEYS)
     lines: dict[str, list[str]]                   # their encoded lines in the file
@@ -54,7 +55,7 @@ class _Kept:
     def of(cls, doc: ResultsDoc, data: bytes) -> _Kept:
         """From a loaded (valid, current-version) document; its lists are re-sorted the
         way ``merge_docs`` writes them, so a file in another order is normalised once."""
-        kept = cls(data=data, header={k: v for k, v in doc.items() if k not in LIST_KEYS},
+        kept = cls(data=data, header=_without_records(doc),
                    records={k: [] for k in LIST_KEYS}, keys={k: [] for k in LIST_KEYS},
                    lines={k: [] for k in LIST_KEYS})
         for kind in LIST_KEYS:
@@ -77,18 +78,18 @@ class _Kept:
                 self.ok.add((r.get("case_id"), r.get("key_hash")))
 
     def runner(self) -> Runner:
-        return cast(Runner, self.header["runner"])               # from a validated document
+        return self.header["runner"]
 
     def doc(self) -> ResultsDoc:
         """The whole document (new lists; the records themselves are shared with what
         this process keeps, so a caller must not change them). Every part was validated
         when it came in."""
-        return cast(ResultsDoc, {**self.header, **{k: list(v) for k, v in self.records.items()}})
+        return trusted({**self.header, **{k: list(v) for k, v in self.records.items()}})
 
     def text(self) -> str:
         """``files.dumps(self.doc())``, joined from the kept lines instead of re-encoding
         every record."""
-        return assemble(self.header, self.lines)
+        return assemble({k: v for k, v in self.header.items() if k not in LIST_KEYS}, self.lines)
 
 
 # Per file (resolved path): what this process wrote there last.
@@ -101,9 +102,11 @@ def forget() -> None:
     _kept.clear()
 
 
-def _without_records(doc: Mapping[str, object]) -> ResultsDoc:
+def _without_records(doc: ResultsDoc) -> ResultsDoc:
     """A validated document's header (runner, profile, environments) with empty lists."""
-    return cast(ResultsDoc, {**doc, **{k: [] for k in LIST_KEYS}})
+    out = copy.copy(doc)
+    out["results"], out["noise"], out["breakdowns"], out["scenarios"] = [], [], [], []
+    return out
 
 
 def append(path: str | Path, *, runner_label: str, profile: str, results: Iterable[AnyRecord] = (),
@@ -142,18 +145,16 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
             fresh.append(r)
             if r.get("status") == "ok":
                 new_ok.add(ident)
-        kept_envs = cast(dict[str, Environment], kept.header["environments"])
-        incoming = cast(ResultsDoc, {**new_doc(runner_label, profile, description, contributed_by),
-                                     "environments": {**kept_envs, **(environments or {})}, "results": fresh,
-                                     "noise": list(noise), "breakdowns": list(breakdowns),
-                                     "scenarios": list(scenarios)})
-        validate(incoming, f"{p} (records being added)")
+        incoming = checked({**new_doc(runner_label, profile, description, contributed_by),
+                            "environments": {**kept.header["environments"], **(environments or {})},
+                            "results": fresh, "noise": list(noise), "breakdowns": list(breakdowns),
+                            "scenarios": list(scenarios)}, f"{p} (records being added)")
         # The header (runner, environments) merged as merge_docs does; the lists are
         # placed one record at a time instead of re-sorting the whole file.
         header = merge_docs([_without_records(kept.header), _without_records(incoming)])
         key = p.resolve()
         _kept.pop(key, None)            # kept again only once the file holds it
-        kept.header = {k: v for k, v in header.items() if k not in LIST_KEYS}
+        kept.header = _without_records(header)
         for kind in LIST_KEYS:
             kept.add(kind, records(incoming, kind))
         data = kept.text().encode("utf-8")

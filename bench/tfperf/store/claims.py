@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import sys
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, final
@@ -63,7 +64,7 @@ class Lockf:
 
 
 def _for_platform() -> RecordLocks:
-    return ByteLocks(load()) if os.name == "nt" else Lockf()
+    return ByteLocks(load()) if sys.platform == "win32" else Lockf()
 
 
 RECORD_LOCKS: RecordLocks = _for_platform()

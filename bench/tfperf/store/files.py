@@ -26,14 +26,14 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from .. import __version__
 from ..errors import ResultsFileError, ResultsWriteError, TfperfError
 from ..hardware import cpu_identity
-from .record_types import Profile, ResultsDoc, Runner
+from .record_types import ResultsDoc, Runner
 from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name, migrate
-from .validate import NonFinite, field_path, non_finite, short, validate
+from .validate import NonFinite, checked, field_path, non_finite, short, validate
 
 LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
 
@@ -200,8 +200,7 @@ def load(path: str | Path) -> ResultsDoc:
     others, so no other exception may escape from here. What passed ``validate`` is
     typed as the ``ResultsDoc`` the schema describes."""
     try:
-        doc = migrate(read(path), str(path))
-        validate(doc, str(path))
+        return checked(migrate(read(path), str(path)), str(path))
     except ResultsFileError:
         raise
     except RecursionError:
@@ -209,7 +208,6 @@ def load(path: str | Path) -> ResultsDoc:
     except Exception as exc:  # hostile input must never take a build down
         raise ResultsFileError(str(path), "(file)",
                                f"could not be checked ({type(exc).__name__}: {short(str(exc), 120)})") from exc
-    return cast(ResultsDoc, doc)
 
 
 def find_files(root: str | Path) -> list[Path]:
@@ -310,14 +308,15 @@ def new_doc(runner_label: str, profile: str, description: str | None = None,
             contributed_by: str | None = None) -> ResultsDoc:
     """An empty, valid results document."""
     check_name(runner_label, "runner.label", "<new document>")
-    if profile not in PROFILES:
+    known = next((p for p in PROFILES if p == profile), None)
+    if known is None:
         raise ResultsFileError("<new document>", "profile", f"{short(profile)} is not one of {', '.join(PROFILES)}")
     runner: Runner = {"label": runner_label, "description": description, "contributed_by": contributed_by}
     return {
         "schema_version": SCHEMA_VERSION,
         "tfperf_version": __version__,
         "runner": runner,
-        "profile": cast(Profile, profile),          # one of PROFILES: checked above
+        "profile": known,
         "environments": {},
         "results": [],
         "noise": [],

@@ -31,14 +31,14 @@ path on Linux with a stand-in (tests/fake_msvcrt.py).
 from __future__ import annotations
 
 import errno
-import importlib
 import os
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol
 
 from .files import write_error
 
@@ -66,7 +66,11 @@ class Msvcrt(Protocol):
 
 def load() -> Msvcrt:
     """The real ``msvcrt`` (Windows only: ImportError elsewhere)."""
-    return cast(Msvcrt, importlib.import_module("msvcrt"))
+    if sys.platform != "win32":
+        raise ImportError("msvcrt is a Windows module")
+    import msvcrt
+
+    return msvcrt
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ class FirstByte:
 
 
 def _for_platform() -> Locking:
-    return FirstByte(ByteLocks(load())) if os.name == "nt" else Flock()
+    return FirstByte(ByteLocks(load())) if sys.platform == "win32" else Flock()
 
 
 LOCKING: Locking = _for_platform()

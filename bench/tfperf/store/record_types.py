@@ -54,6 +54,9 @@ class Versions(_VersionsRequired, total=False):
 
     keras3: str | None
     tf_keras: str | None
+    ai_edge_litert: str | None                    # the serving runtimes the harness records
+    onnxruntime: str | None
+    tf2onnx: str | None
 
 
 class Threads(TypedDict, total=False):

@@ -13,27 +13,27 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any
 
 from ..errors import ResultsFileError
-from .record_types import ResultsDoc, env_id, key_hash
+from .record_types import Environment, Key, ResultsDoc, Versions, env_id, key_hash
 from .schema import NAME_RULE, is_name
 from .validate import validate
 
-EnvChange = Callable[[str, dict[str, Any]], None]          # (env id, env): edits env in place
-KeyChange = Callable[[str | None, dict[str, Any]], None]   # (env id of the result, key): in place
+EnvChange = Callable[[str, Environment], None]          # (env id, env): edits env in place
+KeyChange = Callable[[str | None, Key], None]           # (env id of the result, key): in place
 
 
 def rewrite(doc: ResultsDoc, change_env: EnvChange, change_key: KeyChange,
             path: str = "<document>") -> ResultsDoc:
     """A copy of ``doc`` with ``change_env`` applied to every environment and ``change_key``
     to every result's key, ids and hashes recomputed and every reference to them updated."""
-    out = cast(ResultsDoc, copy.deepcopy(dict(doc)))
+    out = copy.deepcopy(doc)
     env_ids: dict[str, str] = {}
     envs = {}
     for old_id, env in out["environments"].items():
-        change_env(old_id, cast(dict[str, Any], env))
-        new_id = env_id(cast(Mapping[str, object], env))
+        change_env(old_id, env)
+        new_id = env_id(env)
         env_ids[old_id] = new_id
         envs[new_id] = env
     out["environments"] = envs
@@ -42,26 +42,27 @@ def rewrite(doc: ResultsDoc, change_env: EnvChange, change_key: KeyChange,
     calls = {b["key_hash"]: b["calls"] for b in out["breakdowns"]}
     for r in out["results"]:
         old_key = dict(r["key"])
-        change_key(r["env_id"], cast(dict[str, Any], r["key"]))
+        change_key(r["env_id"], r["key"])
         new_key = dict(r["key"])
         hashes[r["key_hash"]] = key_hash(new_key)
         r["key_hash"] = hashes[r["key_hash"]]
         if r["env_id"] is not None:
             r["env_id"] = env_ids.get(r["env_id"], r["env_id"])
         # A breakdown's key is its case's with the number of calls it sampled.
-        for n in set(calls.values()):
-            before = key_hash({**old_key, "breakdown_calls": n})
+        for sampled in set(calls.values()):
+            before = key_hash({**old_key, "breakdown_calls": sampled})
             if before in calls:
-                hashes[before] = key_hash({**new_key, "breakdown_calls": n})
+                hashes[before] = key_hash({**new_key, "breakdown_calls": sampled})
 
-    for kind in ("noise", "breakdowns"):
-        for rec in cast(list[dict[str, object]], out[kind]):
-            h = rec.get("key_hash")
-            if isinstance(h, str):
-                rec["key_hash"] = hashes.get(h, h)
-            e = rec.get("env_id")
-            if isinstance(e, str):
-                rec["env_id"] = env_ids.get(e, e)
+    for n in out["noise"]:
+        if "key_hash" in n:
+            n["key_hash"] = hashes.get(n["key_hash"], n["key_hash"])
+        if n["env_id"] is not None:
+            n["env_id"] = env_ids.get(n["env_id"], n["env_id"])
+    for b in out["breakdowns"]:
+        b["key_hash"] = hashes.get(b["key_hash"], b["key_hash"])
+        if b["env_id"] is not None:
+            b["env_id"] = env_ids.get(b["env_id"], b["env_id"])
     validate(out, path)
     return out
 
@@ -71,13 +72,13 @@ def relabel(doc: ResultsDoc, label: str, path: str = "<document>") -> ResultsDoc
     if not is_name(label):
         raise ResultsFileError(path, "runner.label", f"{label!r} is not a valid name ({NAME_RULE})")
 
-    def env(_: str, e: dict[str, Any]) -> None:
+    def env(_: str, e: Environment) -> None:
         e["runner"] = label
 
-    def key(_: str | None, k: dict[str, Any]) -> None:
+    def key(_: str | None, k: Key) -> None:
         k["runner"] = label
 
-    src = cast(ResultsDoc, copy.deepcopy(dict(doc)))
+    src = copy.deepcopy(doc)
     src["runner"]["label"] = label
     for sc in src["scenarios"]:
         sc["runner"] = label
@@ -87,7 +88,8 @@ def relabel(doc: ResultsDoc, label: str, path: str = "<document>") -> ResultsDoc
 def declared(key: Mapping[str, Any]) -> Mapping[str, str]:
     """A key's declared settings: ``settings.declared``, or (harness 1) ``settings`` itself."""
     settings = key.get("settings") or {}
-    return cast(Mapping[str, str], settings.get("declared", settings))
+    chosen = settings.get("declared", settings)
+    return {str(k): str(v) for k, v in chosen.items()}
 
 
 def fill_versions(doc: ResultsDoc, env_ids: set[str], versions: Mapping[str, str | None],
@@ -101,21 +103,21 @@ def fill_versions(doc: ResultsDoc, env_ids: set[str], versions: Mapping[str, str
     missing = env_ids - set(doc["environments"])
     if missing:
         raise ResultsFileError(path, "environments", f"no environment {min(missing)}")
+    unknown = set(versions) - set(FILLABLE)
+    if unknown:
+        raise ResultsFileError(path, "versions", f"cannot fill {min(unknown)}: only {', '.join(FILLABLE)}")
     filled: dict[str, dict[str, str | None]] = {}
 
-    def env(eid: str, e: dict[str, Any]) -> None:
+    def env(eid: str, e: Environment) -> None:
         if eid not in env_ids:
             return
-        vs = dict(e.get("versions") or {})
-        for name, value in versions.items():
-            if vs.get(name) is None:
-                vs[name] = value
-        if vs.get("keras") is None:
-            vs["keras"] = keras_for(cast(Mapping[str, str], e.get("settings") or {}), vs)
+        vs = _filled(e["versions"], versions)
+        if vs["keras"] is None:
+            vs["keras"] = keras_for(e["settings"], _named(vs))
         e["versions"] = vs
-        filled[eid] = vs
+        filled[eid] = _named(vs)
 
-    def key(eid: str | None, k: dict[str, Any]) -> None:
+    def key(eid: str | None, k: Key) -> None:
         if eid is None or eid not in filled:
             return
         vs = filled[eid]
@@ -125,3 +127,30 @@ def fill_versions(doc: ResultsDoc, env_ids: set[str], versions: Mapping[str, str
             k["keras"] = keras_for(declared(k), vs)
 
     return rewrite(doc, env, key, path)
+
+
+FILLABLE = ("tensorflow", "keras", "numpy", "keras3", "tf_keras", "ai_edge_litert", "onnxruntime", "tf2onnx")
+
+
+def _filled(vs: Versions, new: Mapping[str, str | None]) -> Versions:
+    """A copy of ``vs`` with each package it has no version of (None or absent) taken from
+    ``new`` (one of ``FILLABLE``: what an environment record names)."""
+    out = copy.copy(vs)
+    out["tensorflow"] = out["tensorflow"] or new.get("tensorflow")
+    out["keras"] = out["keras"] or new.get("keras")
+    out["numpy"] = out["numpy"] or new.get("numpy")
+    if out.get("keras3") is None and "keras3" in new:
+        out["keras3"] = new["keras3"]
+    if out.get("tf_keras") is None and "tf_keras" in new:
+        out["tf_keras"] = new["tf_keras"]
+    if out.get("ai_edge_litert") is None and "ai_edge_litert" in new:
+        out["ai_edge_litert"] = new["ai_edge_litert"]
+    if out.get("onnxruntime") is None and "onnxruntime" in new:
+        out["onnxruntime"] = new["onnxruntime"]
+    if out.get("tf2onnx") is None and "tf2onnx" in new:
+        out["tf2onnx"] = new["tf2onnx"]
+    return out
+
+
+def _named(vs: Versions) -> dict[str, str | None]:
+    return {k: v for k, v in vs.items() if v is None or isinstance(v, str)}

@@ -15,16 +15,17 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from ..errors import ResultsFileError
+from .record_types import Profile
 
 # The version this tfperf writes. Older files are migrated up to it (``migrate``, below);
 # newer files are refused with a message telling the user to upgrade.
 SCHEMA_VERSION: Final = 2
 
 # history: the smallest grid that decides each claim, run once per TensorFlow version (tfperf run --tf).
-PROFILES = ("quick", "full", "history")
+PROFILES: tuple[Profile, ...] = ("quick", "full", "history")
 
 # Runner labels, profiles, topics and variants end up in file names and URLs: letters,
 # digits and _ . + -, starting with a letter or digit, so "..", "a/b" or "" never pass.
@@ -61,8 +62,10 @@ def _to_2(doc: JsonObject) -> JsonObject:
     one case after another: they get ``interleave: null`` (their speedups stay ratios of
     medians), their A/A records stay as they were, and the file gets an empty
     ``scenarios`` list. Nothing is dropped."""
-    # Not a list: the loop fails as it always did, and ``migrate`` names the file.
-    for r in cast("list[object]", doc.get("results") or []):
+    results = doc.get("results") or []
+    if not isinstance(results, list):       # ``migrate`` names the file
+        raise TypeError(f"results is {type(results).__name__}, not a list")
+    for r in results:
         if isinstance(r, dict):
             r.setdefault("interleave", None)
     doc.setdefault("scenarios", [])

@@ -24,7 +24,7 @@ from jsonschema.exceptions import ValidationError
 from ..errors import ResultsFileError
 from ..hardware import cpu_identity
 from ..stats import median, quantile
-from .record_types import env_id, key_hash
+from .record_types import ResultsDoc, env_id, key_hash
 from .schema import NAME_RE, NAME_RULE, SCHEMA_VERSION, check_version, is_name, load_schema
 
 PathT = tuple[str | int, ...]
@@ -226,7 +226,8 @@ def _describe(err: ValidationError, doc: Any, prefix: PathT) -> list[Problem]:
     path: PathT = (*prefix, *err.absolute_path)
     # A validator's value is any JSON the schema holds; jsonschema types the error's fields
     # as possibly unset, which they never are for an error it raised.
-    inst, kind, want = err.instance, str(err.validator), cast(Any, err.validator_value)
+    inst, kind = err.instance, str(err.validator)
+    want: Any = err.validator_value
     schema = err.schema if isinstance(err.schema, Mapping) else {}
     if kind == "required" and isinstance(inst, dict):
         return [((*path, k), "missing (required)") for k in want if k not in inst]
@@ -511,3 +512,17 @@ def validate(doc: Any, path: str = "<document>") -> None:
     found = problems(doc)
     if found:
         raise ResultsSchemaError(path, found)
+
+
+def checked(doc: Mapping[str, Any], path: str = "<document>") -> ResultsDoc:
+    """``doc`` once it passes :func:`validate`: the ``ResultsDoc`` the schema describes.
+    The one place where JSON becomes the typed document (``trusted`` aside)."""
+    validate(doc, path)
+    return cast(ResultsDoc, doc)
+
+
+def trusted(doc: Mapping[str, Any]) -> ResultsDoc:
+    """A document put together from a validated header and records that each passed
+    :func:`validate` when they came in (``append`` keeps them), typed without checking
+    the whole again: re-validating a file on every append is what ``append`` avoids."""
+    return cast(ResultsDoc, doc)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from ... import HARNESS_VERSION, stats, store
 from ...cases import Case, CategoryRule, Topic, control_applies, discover, expand, shard, where_holds
@@ -34,7 +34,7 @@ from ...store import Claims, ResultExists
 from ...store.record_types import Environment, Key, Noise, key_hash, settings_id
 from ...store.record_types import Scenario as ScenarioRecord
 from .. import envinfo
-from ..worker.protocol import BreakdownFields, BudgetFields, CaseFields, Tolerance
+from ..worker.protocol import CaseFields, Sampling
 from .pool import Pool, default_max_live
 from .records import Task
 from .rounds import RoundRule
@@ -223,10 +223,13 @@ def result_key(case: Case, versions: dict[str, str | None], runner: str) -> Key:
 
 
 def _case_payload(case: Case, ref: Case | None) -> CaseFields:
+    b = case.budget
     return {
         "case_id": case.case_id, "snippet": case.snippet, "fn": case.fn, "setup": case.setup,
-        "params": case.params, "budget": cast(BudgetFields, case.budget.__dict__),
-        "tolerance": cast(Tolerance, case.tolerance),          # rtol and atol (cases.expand)
+        "params": case.params,
+        "budget": {"min_samples": b.min_samples, "max_samples": b.max_samples, "target_rel_ci": b.target_rel_ci,
+                   "budget_s": b.budget_s, "warmup_s": b.warmup_s, "min_sample_s": b.min_sample_s},
+        "tolerance": {"rtol": case.tolerance["rtol"], "atol": case.tolerance["atol"]},    # both always (cases.topic)
         "is_reference": case.is_reference, "slot": f"{case.topic}|{case.params_id}|{case.settings_id}",
         "reference_fn": ref.fn if ref else case.fn, "reference_setup": ref.setup if ref else case.setup,
         "reference_id": ref.case_id if ref else None,
@@ -390,9 +393,9 @@ def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: 
             if c.variant == bd["variant"] and all(str(c.params.get(k)) == str(v) for k, v in bd.get("params", {}).items()) \
                     and all(c.settings.get(k) == str(v) for k, v in bd.get("settings", {}).items()):
                 key: BreakdownKey = {**result_key(c, versions, options.runner), "breakdown_calls": bd.get("calls", 50)}
-                payload: BreakdownFields = {**_case_payload(c, None), "calls": int(bd.get("calls", 50)),
-                                            "categories": topic.breakdown_categories or DEFAULT_CATEGORIES}
-                out.append(Task(c.case_id + "#breakdown", "breakdown", c, key, payload))
+                sampling: Sampling = {"calls": int(bd.get("calls", 50)),
+                                      "categories": topic.breakdown_categories or DEFAULT_CATEGORIES}
+                out.append(Task(c.case_id + "#breakdown", "breakdown", c, key, _case_payload(c, None), sampling))
     return breakdowns_left(out, stored)
 
 

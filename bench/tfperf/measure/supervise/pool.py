@@ -52,7 +52,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NoReturn, Protocol, TypedDict, cast
+from typing import IO, Any, NoReturn, Protocol, TypedDict
 
 from ...store.record_types import Environment, ProcessSettings
 from .. import envinfo
@@ -278,11 +278,10 @@ class WorkerHandle:
     def ready(self) -> Ready:
         """Wait for the worker's "ready" message (TensorFlow imported)."""
         msg = self._read(time.monotonic() + GRACE_S)
-        if msg.get("type") != "ready":
+        if "type" not in msg or msg["type"] != "ready":
             self._fail("eof")
-        ready = cast(Ready, msg)
-        self.env = ready["env"]
-        return ready
+        self.env = msg["env"]
+        return msg
 
     def request(self, cmd: Command, timeout_s: float) -> Answer:
         """Send one command and return its answer; raise WorkerGone when none comes

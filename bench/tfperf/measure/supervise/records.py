@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 from ... import stats
-from ...arrival import Arrival
+from ...arrival import Arrival, ArrivalRecord
 from ...cases import Case
 from ...store.record_types import (
     Breakdown,
@@ -45,7 +45,7 @@ from ...store.record_types import (
 )
 from ...store.record_types import Scenario as ScenarioRecord
 from .. import envinfo
-from ..worker.protocol import BreakdownResult, CaseFields, CaseTask, WorkerResult
+from ..worker.protocol import BreakdownResult, BreakdownTask, CaseFields, CaseTask, Sampling, WorkerResult
 from .rounds import AA_SUFFIX, Rounds
 
 # -- the task --------------------------------------------------------------------------------
@@ -59,14 +59,28 @@ class Task:
     kind: Literal["case", "breakdown"]
     case: Case
     key: Key
-    payload: CaseFields           # BreakdownFields for a breakdown
+    payload: CaseFields
+    sampling: Sampling | None = None      # a breakdown's
 
     def worker_payload(self) -> CaseTask:
         """The task as a ``prepare`` or ``breakdown`` command carries it: its fields, id and
         kind, and under a per-request pattern the case's arrival pattern."""
-        task = cast(CaseTask, {**self.payload, "id": self.id, "kind": self.kind})
+        p = self.payload
+        task: CaseTask = {
+            "id": self.id, "kind": self.kind, "case_id": p["case_id"], "snippet": p["snippet"], "fn": p["fn"],
+            "setup": p["setup"], "params": p["params"], "budget": p["budget"], "tolerance": p["tolerance"],
+            "is_reference": p["is_reference"], "slot": p["slot"], "reference_fn": p["reference_fn"],
+            "reference_setup": p["reference_setup"], "reference_id": p["reference_id"]}
         if self.kind == "case" and self.case.arrival.per_request:
             task["arrival"] = self.case.arrival.record()
+        return task
+
+    def breakdown_payload(self) -> BreakdownTask:
+        """A breakdown task as the ``breakdown`` command carries it."""
+        if self.sampling is None:
+            raise ValueError(f"{self.id} is not a breakdown")
+        task: BreakdownTask = {**self.worker_payload(), "calls": self.sampling["calls"],
+                               "categories": self.sampling["categories"]}
         return task
 
 
@@ -85,30 +99,34 @@ def failure(status: Status, error: str) -> WorkerResult:
             "duration_s": 0.0}
 
 
-def result_record(task: Task, worker_result: Mapping[str, object], env: str | None) -> Result:
-    """A result record: the case, its key and what its worker measured (a ``WorkerResult``,
-    its timing completed from the rounds, and the interleave)."""
+def result_record(task: Task, worker: WorkerResult, timing: Timing | None, env: str | None,
+                  interleave: Interleave, arrival: ArrivalRecord | None) -> Result:
+    """A result record: the case, its key, what its worker measured (its timing taken
+    from the rounds), its interleave and, under a per-request pattern, its arrivals."""
     c = task.case
-    return cast(Result, {"case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings,
-                         "variant": c.variant, "is_reference": c.is_reference, "is_default": c.variant == c.default,
-                         "key": task.key, "key_hash": key_hash(task.key), "env_id": env, **worker_result})
+    out: Result = {
+        "case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings, "variant": c.variant,
+        "is_reference": c.is_reference, "is_default": c.variant == c.default,
+        "key": task.key, "key_hash": key_hash(task.key), "env_id": env,
+        "status": worker["status"], "error": worker["error"], "first_call_s": worker["first_call_s"],
+        "warmup": worker["warmup"], "timing": timing, "output": worker["output"], "setup_s": worker["setup_s"],
+        "metrics": worker["metrics"], "started_at": worker["started_at"], "finished_at": worker["finished_at"],
+        "duration_s": worker["duration_s"], "interleave": interleave}
+    if arrival is not None:
+        out["arrival"] = arrival
+    return out
 
 
-def timed(prepared: WorkerResult, rounds: Rounds, name: str, stopped_by: str) -> dict[str, object] | None:
-    """The worker's prepare result with its ``timing`` taken from the rounds' samples of slot
-    ``name`` (at the inner loops the worker calibrated, 1 if it gave none); None when the
-    rounds have no sample of it."""
+def timed(prepared: WorkerResult, rounds: Rounds, name: str, stopped_by: StoppedBy) -> Timing | None:
+    """The timing of the worker's prepared case, from the rounds' samples of slot ``name``
+    (at the inner loops the worker calibrated, 1 if it gave none); None when the rounds
+    have no sample of it."""
     prep = prepared.get("timing")
     loops = int((prep["inner_loops"] if prep else None) or 1)
-    timing = timing_record(rounds, name, loops, stopped_by)
-    if timing is None:
-        return None
-    res: dict[str, object] = dict(prepared)
-    res["timing"] = timing
-    return res
+    return timing_record(rounds, name, loops, stopped_by)
 
 
-def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: str) -> Timing | None:
+def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: StoppedBy) -> Timing | None:
     """The stored timing of slot ``name``: its samples (6 significant digits) in round order,
     their summary and the rounds they came from; under a per-request pattern each round's
     latencies and their percentiles too. None when the slot has no sample."""
@@ -117,8 +135,8 @@ def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: str) 
         return None
     idx = sorted(got)
     samples = [float(f"{got[i]:.6g}") for i in idx]
-    out: Timing = {"inner_loops": inner_loops, "summary": cast(Summary, stats.summarize(samples).as_dict()),
-                   "samples": samples, "stopped_by": cast(StoppedBy, stopped_by), "rounds": idx}
+    out: Timing = {"inner_loops": inner_loops, "summary": summary_record(stats.summarize(samples)),
+                   "samples": samples, "stopped_by": stopped_by, "rounds": idx}
     latencies = rounds.latencies.get(name)
     if latencies:
         out["latencies"] = [latencies[i] for i in idx]
@@ -126,10 +144,19 @@ def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: str) 
     return out
 
 
+def summary_record(s: stats.Summary) -> Summary:
+    """A sample's summary as the store keeps it (every field of ``stats.Summary``)."""
+    return {"n": s.n, "median": s.median, "iqr": s.iqr, "ci_low": s.ci_low, "ci_high": s.ci_high,
+            "min": s.min, "max": s.max, "mean": s.mean, "stdev": s.stdev}
+
+
+def _percentile(p: stats.Percentile) -> Percentile:
+    return {"value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high}
+
+
 def tail_record(latencies: list[float]) -> Tail:
     """The stored percentiles of a result's latencies (:func:`tfperf.stats.tail`)."""
-    p50, p90, p99 = (cast(Percentile, {"value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high})
-                     for p in stats.tail(latencies))
+    p50, p90, p99 = (_percentile(p) for p in stats.tail(latencies))
     return {"n": len(latencies), "p50": p50, "p90": p90, "p99": p99}
 
 
@@ -177,7 +204,8 @@ def breakdown_record(task: Task, env: str | None, breakdown: BreakdownResult) ->
             "settings": c.settings, "key_hash": key_hash(task.key), "env_id": env, **breakdown}
 
 
-def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], rounds: Rounds, stopped_by: str, *,
+def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], rounds: Rounds,
+                    stopped_by: ScenarioStoppedBy, *,
                     seed: str, arrival: Arrival, workers: int, tighten: Sequence[tuple[str, str]],
                     seconds: float, seconds_rounds: float, before: Snapshot, after: Snapshot,
                     others: float | None) -> ScenarioRecord:
@@ -190,7 +218,7 @@ def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], roun
     scenario: ScenarioRecord = {
         "id": interleave, "topic": c.topic, "params": c.params, "runner": baseline.key["runner"],
         "baseline": c.case_id, "cases": [t.case.case_id for t in tasks],
-        "rounds": rounds.count, "stopped_by": cast(ScenarioStoppedBy, stopped_by), "seed": seed,
+        "rounds": rounds.count, "stopped_by": stopped_by, "seed": seed,
         "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
         "workers": workers, "widest_rel_ci": _finite(rounds.widest(tighten)),
         "aa_noise": rounds.aa_noise(), "before": public(before), "after": public(after),

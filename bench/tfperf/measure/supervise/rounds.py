@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ... import stats
 from ...arrival import Arrival, ArrivalRecord, Pattern
+from ...store.record_types import ScenarioStoppedBy
 
 AA_SUFFIX = "#aa"
 
@@ -230,7 +231,7 @@ class RoundRule:
                 out.add(slot)
         return out
 
-    def stop(self, rounds: Rounds, elapsed_s: float) -> str | None:
+    def stop(self, rounds: Rounds, elapsed_s: float) -> ScenarioStoppedBy | None:
         """Why to stop now ("ci", "max_rounds", "budget"), or None to take another round."""
         n = rounds.count
         if n >= self.max_rounds:

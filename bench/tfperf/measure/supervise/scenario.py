@@ -32,21 +32,18 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import TypedDict
 
 from ... import stats
 from ...arrival import ArrivalRecord, Pattern
-from ...store.record_types import Breakdown, Environment, Noise, Result, Status, env_id
+from ...store.record_types import Breakdown, Environment, Noise, Result, ScenarioStoppedBy, Status, Timing, env_id
 from ...store.record_types import Scenario as ScenarioRecord
 from .. import envinfo
 from ..worker.protocol import (
     Answer,
-    BreakdownDone,
-    BreakdownTask,
     CaseTask,
     Command,
     CompareWith,
-    Prepared,
     SampleCommand,
     Sampled,
     WorkerResult,
@@ -229,10 +226,11 @@ class ScenarioRun:
             else:
                 self._gone(task, gone, "while preparing")
             return
-        result = cast(Prepared, msg).get("result") or {}
-        self.outputs.after_prepare(task, result.get("status"))
-        if result.get("status") != "ok":
-            self._fail(task, cast(Status, str(result.get("status") or "error")), str(result.get("error")))
+        result = msg["result"] if "type" in msg and msg["type"] == "prepared" else \
+            records.failure("error", str(msg.get("error")))
+        self.outputs.after_prepare(task, result["status"])
+        if result["status"] != "ok":
+            self._fail(task, result["status"], str(result["error"]))
             self.failed[task.id] = result
             return
         if not again:
@@ -278,13 +276,14 @@ class ScenarioRun:
         self._scenario_record(rounds, stopped_by, before, after, time.monotonic() - t0, seconds_rounds)
         return self.out
 
-    def _rounds(self, by_id: dict[str, Task]) -> tuple[Rounds, str, float]:
+    def _rounds(self, by_id: dict[str, Task]) -> tuple[Rounds, ScenarioStoppedBy, float]:
         """The interleaved rounds, until the rule says stop or no case is left: each round
         a block of every slot the rule has not settled, in the round's seeded order (sent ``warm`` when the
         block before ran in another process); a case that fails leaves the
         rounds. Returns the rounds, why they stopped and how many seconds they took."""
         rounds = Rounds(baseline=self.baseline.id)
-        stopped_by, t_rounds = "no_rounds", time.monotonic()
+        stopped_by: ScenarioStoppedBy = "no_rounds"
+        t_rounds = time.monotonic()
         settled: set[str] = set()
         last_group: str | None = None              # the process that took the last block
         while self.slots():
@@ -326,8 +325,8 @@ class ScenarioRun:
         except WorkerGone as gone:
             self._gone(task, gone, where)
             return None
-        if msg.get("type") == "sample":
-            return cast(Sampled, msg)
+        if "type" in msg and msg["type"] == "sample":
+            return msg
         self._fail(task, "error", str(msg.get("error")))
         return None
 
@@ -401,30 +400,33 @@ class ScenarioRun:
             rounds.drop(task.id + AA_SUFFIX)
 
     # -- records ------------------------------------------------------------------------------
-    def _collect(self, rounds: Rounds, stopped_by: str) -> None:
+    def _collect(self, rounds: Rounds, stopped_by: ScenarioStoppedBy) -> None:
         """Every task's result record into the outcome, and the A/A pair's noise record."""
         for task in self.tasks:
             env = self.envs.get(task.case.group_key)
-            res = self._result(task, rounds, stopped_by)
-            res["interleave"] = records.interleave_record(self.id, self.baseline, self.seed, self.outputs.task)
+            worker, timing = self._result(task, rounds, stopped_by)
+            interleave = records.interleave_record(self.id, self.baseline, self.seed, self.outputs.task)
+            arrival = None
             if self.arrival.per_request:      # failed too: its case id names the pattern
-                res["arrival"] = self.arrival_records.get(task.id) or self.arrival.record()
-            self.out.results.append(records.result_record(task, res, env))
+                arrival = self.arrival_records.get(task.id) or self.arrival.record()
+            self.out.results.append(records.result_record(task, worker, timing, env, interleave, arrival))
         aa = rounds.ratio(self.baseline.id, self.baseline.id + AA_SUFFIX)
         if aa is not None:
             env = self.envs.get(self.baseline.case.group_key)
             self.out.noise.append(records.noise_record(rounds, aa, self.baseline, env, self.id, self.arrival))
 
-    def _result(self, task: Task, rounds: Rounds, stopped_by: str) -> dict[str, object]:
-        """What the task's worker gave, its timing taken from the rounds (the case is then
-        finished); its failure when it failed, or when the rounds took no sample of it."""
+    def _result(self, task: Task, rounds: Rounds,
+                stopped_by: ScenarioStoppedBy) -> tuple[WorkerResult, Timing | None]:
+        """What the task's worker gave and its timing taken from the rounds (the case is then
+        finished); its failure and no timing when it failed, or when the rounds took no
+        sample of it."""
         if task.id in self.failed:
-            return dict(self.failed[task.id])
-        res = records.timed(self.prepared[task.id], rounds, task.id, stopped_by)
-        if res is None:
-            return dict(records.failure("error", "no sample was taken (the scenario ended before its first round)"))
+            return self.failed[task.id], None
+        timing = records.timed(self.prepared[task.id], rounds, task.id, stopped_by)
+        if timing is None:
+            return records.failure("error", "no sample was taken (the scenario ended before its first round)"), None
         self.on_progress(task.id, True)
-        return res
+        return self.prepared[task.id], timing
 
     def _breakdowns(self) -> None:
         """Each breakdown task sampled in its worker, its record into the outcome; one that
@@ -436,20 +438,20 @@ class ScenarioRun:
                 continue
             self.on_progress(task.id, False)
             try:
-                bd_task = cast(BreakdownTask, task.worker_payload())      # its payload: BreakdownFields
+                bd_task = task.breakdown_payload()
                 msg = self._ask(task, {"cmd": "breakdown", "task": bd_task}, task.case.timeout_s)
             except WorkerGone as gone:
                 self.log(f"\nbreakdown {task.id} failed: worker {gone.reason}")
                 continue
             finally:
                 self.on_progress(task.id, True)
-            if msg.get("type") == "breakdown":
+            if "type" in msg and msg["type"] == "breakdown":
                 self.out.breakdowns.append(records.breakdown_record(
-                    task, self.envs.get(task.case.group_key), cast(BreakdownDone, msg)["breakdown"]))
+                    task, self.envs.get(task.case.group_key), msg["breakdown"]))
             else:
                 self.log(f"\nbreakdown {task.id} failed: {msg.get('error')}")
 
-    def _scenario_record(self, rounds: Rounds, stopped_by: str, before: records.Snapshot, after: records.Snapshot,
+    def _scenario_record(self, rounds: Rounds, stopped_by: ScenarioStoppedBy, before: records.Snapshot, after: records.Snapshot,
                          seconds: float, seconds_rounds: float) -> None:
         """The scenario record into the outcome, with a warning on stderr when other
         processes kept the machine busy while it was measured."""

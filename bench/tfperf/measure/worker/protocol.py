@@ -83,8 +83,9 @@ class CaseFields(TypedDict):
     reference_id: str | None
 
 
-class BreakdownFields(CaseFields):
-    """A case whose time is charged to categories by a stack sampler."""
+class Sampling(TypedDict):
+    """How a breakdown samples a case: the calls it samples, and the categories their time
+    is charged to."""
 
     calls: int
     categories: list[CategoryRule]

@@ -25,16 +25,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from ...stats import Budget, summarize
+from ...stats import Budget
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
     # (jsonschema), and importing tfperf.store would load them (tests/measure/worker/test_worker_imports.py).
     from ...cases import CategoryRule
-    from ...store.record_types import StoppedBy, Summary
-    from ...store.record_types import Timing as TimingRecord
+    from ...store.record_types import StoppedBy
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
@@ -48,15 +47,7 @@ class Timing:
     warmup_s: float
     inner_loops: int
     samples: list[float] = field(default_factory=list)   # seconds per call
-    stopped_by: str = "ci"
-
-    def as_dict(self) -> TimingRecord:
-        return {
-            "inner_loops": self.inner_loops,
-            "summary": cast("Summary", summarize(self.samples).as_dict()),     # its fields are the schema's
-            "samples": [float(f"{s:.6g}") for s in self.samples],
-            "stopped_by": cast("StoppedBy", self.stopped_by),
-        }
+    stopped_by: StoppedBy = "ci"
 
 
 def _loop(call: Callable[[], Any], n: int, clock: Clock) -> float:

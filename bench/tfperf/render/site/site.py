@@ -142,7 +142,7 @@ class Site:
     def _colab_topics(self) -> set[str]:
         """The topics whose Colab link opens their page's notebook: the copy committed where
         the link points is the notebook just made, byte for byte. A stale or missing copy
-        gets no link (tests/render/test_notebooks_committed.py fails on it in CI)."""
+        gets no link (tests/render/page/test_notebooks_committed.py fails on it in CI)."""
         if self.colab is None:
             return set()
         ok = set()

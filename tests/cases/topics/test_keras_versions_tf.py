@@ -17,7 +17,7 @@ import pytest
 
 from tfperf.cases.topic import load_topic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SNIPPETS = ROOT / "snippets"
 pytestmark = pytest.mark.tf
 

@@ -17,7 +17,7 @@ import yaml
 from tfperf.render.page.notebooks import NOTEBOOKS_DIR, Colab, ColabConfigError, colab_config, write_notebooks
 from tfperf.render.site.site import Site
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WHERE = {"branch": "main", "path": "notebooks/{topic}.ipynb"}
 COLAB = "https://colab.research.google.com/github/"
 ACTIONS = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "someone/tfperf",
@@ -176,7 +176,7 @@ def test_without_the_env_vars_there_is_no_link(tmp_path: Path, monkeypatch: pyte
 
 def test_a_stale_or_missing_committed_notebook_gets_no_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The link must open the notebook the page shows: a snippet edited without `tfperf
-    notebooks` loses its link (and fails tests/render/test_notebooks_committed.py in CI)."""
+    notebooks` loses its link (and fails tests/render/page/test_notebooks_committed.py in CI)."""
     root, snippets = _project(tmp_path)
     xla = snippets / "xla_jit.py"
     xla.write_text(xla.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")

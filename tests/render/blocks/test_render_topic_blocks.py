@@ -18,7 +18,7 @@ from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.topic_chart import chart_spec
 from tfperf.render.site.inline import render_inline
 
-FIX = Path(__file__).parents[1] / "fixtures" / "site" / "gaps"
+FIX = Path(__file__).parents[2] / "fixtures" / "site" / "gaps"
 T = "fixture_steps"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tfperf.render.page.notebooks import HIDE_TAG, packages, snippet_notebook
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+SNIPPETS = Path(__file__).resolve().parents[3] / "snippets"
 
 
 def test_a_notebook_names_and_installs_what_its_snippet_imports_beyond_tensorflow() -> None:

@@ -25,12 +25,12 @@ from tfperf.render.page.context import no_results, parse_inline
 from tfperf.render.site.inline import _share, render_inline
 from tfperf.render.site.site import Site
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 YAML = ROOT / "snippets" / "input_pipeline.yaml"
 SNIPPET = ROOT / "snippets" / "input_pipeline.py"
 PAGE = ROOT / "docs" / "topics" / "input_pipeline.md"
-FIX = Path(__file__).parents[1] / "fixtures" / "input_pipeline" / "results"   # a quick run, TF 2.21, busy 2-core AMD
-OTHER = Path(__file__).parents[1] / "fixtures" / "site" / "analysis"
+FIX = Path(__file__).parents[2] / "fixtures" / "input_pipeline" / "results"   # a quick run, TF 2.21, busy 2-core AMD
+OTHER = Path(__file__).parents[2] / "fixtures" / "site" / "analysis"
 VARIANTS = {"in_memory", "naive", "prefetch", "parallel_map", "interleave", "cache", "vectorised",
             "all_together", "fit"}
 

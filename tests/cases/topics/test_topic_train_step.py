@@ -16,7 +16,7 @@ from tfperf.analyse.judge.effects import EXPECTED
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 YAML = ROOT / "snippets" / "train_step.yaml"
 SNIPPET = ROOT / "snippets" / "train_step.py"
 PAGE = ROOT / "docs" / "topics" / "train_step.md"

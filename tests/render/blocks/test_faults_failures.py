@@ -25,7 +25,7 @@ from tfperf.render.page.embed import SvgCache
 from tfperf.render.site.inline import render_inline
 from tfperf.store.merge import newer_than_this, release
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures"
 VALID = FIXTURES / "results" / "valid.json"
 SNIPPETS = FIXTURES / "failures" / "snippets"

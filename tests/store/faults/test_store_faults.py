@@ -17,7 +17,7 @@ import pytest
 
 from tfperf import store
 
-TESTS = Path(__file__).parents[1]
+TESTS = Path(__file__).parents[2]
 BENCH = TESTS.parent / "bench"
 
 

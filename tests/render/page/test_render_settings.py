@@ -23,7 +23,7 @@ from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.settings_chart import settings_chart_spec, x_positions
 
-FIX = Path(__file__).parents[1] / "fixtures" / "site" / "gaps"
+FIX = Path(__file__).parents[2] / "fixtures" / "site" / "gaps"
 T = "fixture_settings"
 
 

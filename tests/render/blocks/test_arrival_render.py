@@ -16,7 +16,7 @@ from tfperf.render.page.context import Context, parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.text import report
 
-FIX = Path(__file__).parents[1] / "fixtures" / "site" / "arrivals"
+FIX = Path(__file__).parents[2] / "fixtures" / "site" / "arrivals"
 TOPIC = "fixture_arrivals"
 
 

@@ -22,7 +22,7 @@ from tfperf.render.page.context import parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.render.page.html import FOLD_ROWS, Markup, again, fold, hidden, table
 
-FIX = Path(__file__).parents[1] / "fixtures" / "site"
+FIX = Path(__file__).parents[2] / "fixtures" / "site"
 
 
 class _Tables(HTMLParser):
@@ -118,7 +118,7 @@ def test_no_generated_table_has_an_empty_header(analysis, block: str) -> None:  
         assert all(len(r) == len(t["heads"]) or len(r) == 1 for r in t["rows"]), (block, t["heads"])
 
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 _SEPARATOR = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 

@@ -21,7 +21,7 @@ from tfperf.cli import main
 from tfperf.errors import ResultsFileError
 from tfperf.store import files
 
-VALID_PATH = Path(__file__).parents[1] / "fixtures" / "results" / "valid.json"
+VALID_PATH = Path(__file__).parents[2] / "fixtures" / "results" / "valid.json"
 VALID = json.loads(VALID_PATH.read_text(encoding="utf-8"))
 
 
@@ -139,7 +139,7 @@ def test_a_summary_that_does_not_match_its_samples_is_refused(tmp_path: Path, ke
 
 
 def test_committed_results_pass_the_stricter_checks() -> None:
-    root = Path(__file__).resolve().parents[2] / "data"
+    root = Path(__file__).resolve().parents[3] / "data"
     good, bad = store.load_dir(root)
     assert good and not bad, [str(e) for e in bad]
 

@@ -12,7 +12,7 @@ import pytest
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 YAML = ROOT / "snippets" / "cpu_threads.yaml"
 
 

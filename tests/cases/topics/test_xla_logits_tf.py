@@ -13,7 +13,7 @@ import pytest
 
 from tfperf.cases.topic import load_topic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SNIPPET = ROOT / "snippets" / "xla_jit.py"
 pytestmark = pytest.mark.tf
 

@@ -19,9 +19,9 @@ from tfperf.analyse import analyse
 from tfperf.cases.topic import load_topic
 from tfperf.store import record_types as ids
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SNIPPETS = ROOT / "snippets"
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "serving_traps" / "quick.json"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "serving_traps" / "quick.json"
 TRAPS = ("tflite_trap_concrete", "tflite_trap_saved_model")
 
 

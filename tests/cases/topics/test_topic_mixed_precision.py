@@ -26,11 +26,11 @@ from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
 from tfperf.store.record_types import env_id
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 YAML = ROOT / "snippets" / "mixed_precision.yaml"
 SNIPPET = ROOT / "snippets" / "mixed_precision.py"
 PAGE = ROOT / "docs" / "topics" / "mixed_precision.md"
-FIX = Path(__file__).parents[1] / "fixtures" / "mixed_precision"
+FIX = Path(__file__).parents[2] / "fixtures" / "mixed_precision"
 RUNNER = "linux-x86_64-2core-amd-avx2"
 T = "mixed_precision"
 

@@ -6,7 +6,7 @@ beside a good artifact never changes or loses what was stored.
 Seeded (``derandomize``) so that CI runs the same cases every time. The number of
 examples is ``TFPERF_FUZZ_EXAMPLES`` (default 1500); a longer run:
 
-    TFPERF_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest -q tests/store/test_intake_fuzz.py
+    TFPERF_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest -q tests/store/faults/test_intake_fuzz.py
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tfperf import store
 from tfperf.errors import ResultsFileError
 from tfperf.store.files import LIST_KEYS, MAX_DEPTH
 
-VALID_TEXT = (Path(__file__).parents[1] / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8")
+VALID_TEXT = (Path(__file__).parents[2] / "fixtures" / "results" / "valid.json").read_text(encoding="utf-8")
 VALID = json.loads(VALID_TEXT)
 EXAMPLES = int(os.environ.get("TFPERF_FUZZ_EXAMPLES", "1500"))
 # One seed for every run, no example database, no deadline: the same mutations on CI and here

@@ -15,7 +15,7 @@ import yaml
 from tfperf.cases import expand
 from tfperf.cases.topic import load_topic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 YAML = ROOT / "snippets" / "xla_jit.yaml"
 SNIPPET = ROOT / "snippets" / "xla_jit.py"
 PAGE = ROOT / "docs" / "topics" / "xla_jit.md"

@@ -14,7 +14,7 @@ import pytest
 from tfperf.cli import main
 from tfperf.render.page.notebooks import NOTEBOOKS_DIR, project_notebooks, stale_notebooks, topic_notebook
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SNIPPETS = ROOT / "snippets"
 
 

@@ -30,7 +30,7 @@ from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.context import parse_block
 from tfperf.render.page.embed import SvgCache
 
-FIX = Path(__file__).parents[1] / "fixtures" / "site" / "gaps"
+FIX = Path(__file__).parents[2] / "fixtures" / "site" / "gaps"
 TOPIC = "fixture_settings"
 CONTROL = """controls:
   - {id: all_cores_is_default, text: "threads=<cores> is the default.", variant: call,

@@ -29,12 +29,12 @@ from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
 
-ROOT = Path(__file__).resolve().parents[2]
-FIX = Path(__file__).parents[1] / "fixtures" / "site" / "per_step"
+ROOT = Path(__file__).resolve().parents[3]
+FIX = Path(__file__).parents[2] / "fixtures" / "site" / "per_step"
 RESULTS, SNIPPETS = FIX / "data" / "results", FIX / "snippets"
 T = "fixture_per_step"
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "fixtures" / "site"))
+sys.path.insert(0, str(Path(__file__).parents[2] / "fixtures" / "site"))
 from make_per_step_fixture import COSTS, SCENARIOS
 
 
