@@ -41,7 +41,7 @@ def main() -> int:
     # a run refuses a file whose environments name another one.
     machine = envinfo.machine_info()
     env = {**copy.deepcopy(next(iter(VALID["environments"].values()))), "runner": job["runner"],
-           "settings": job["settings"], **{k: machine[k] for k in ("cpu_model", "isa", "cores", "machine")}}
+           "settings": job["settings"], **{k: machine[k] for k in ("cpu_model", "cpu_signature", "isa", "cores", "machine")}}
     send = lambda msg: out.write(json.dumps(msg) + "\n")
     send({"type": "ready", "env": env, "import_s": 0.0})
     template = {k: v for k, v in VALID["results"][0].items() if k not in PARENT_FIELDS}

@@ -4,10 +4,14 @@
   vendor and the widest instruction-set class TensorFlow's CPU kernels (oneDNN, XLA) pick
   by, which is what makes two CPUs' numbers differ.
 * ``cpu_identity``: what must match for two environment records to be one runner: the
-  architecture, the CPU's model name, the core count and the instruction-set class.
+  architecture, the CPU's model name, the core count, the instruction-set class and the
+  core generation (:func:`core_name`).
 
-Both read an environment record's fields (``cpu_model``, ``isa``, ``machine``, ``cores``) as
-the harness stores them, so the store can judge a file without the machine at hand.
+The model name alone does not tell CPUs apart: a cloud VM may report "AMD EPYC" for a Zen 4
+and a Zen 5 alike, and both have AVX-512. The family and model numbers the CPU reports
+(``cpu_signature``) do. All three read an environment record's fields (``cpu_model``,
+``isa``, ``machine``, ``cores``, ``cpu_signature``) as the harness stores them, so the store
+can judge a file without the machine at hand.
 """
 
 from __future__ import annotations
@@ -29,6 +33,29 @@ _VENDORS: tuple[tuple[str, str], ...] = (
     ("amd", r"\bamd\b|epyc|ryzen|opteron"),
     ("apple", r"\bapple\b"),
     ("arm", r"neoverse|cortex|graviton|ampere|\barm\b"),
+)
+
+
+# Core generations by the family and model numbers x86 CPUs report (/proc/cpuinfo's "cpu
+# family" and "model"): AMD's per-family processor programming references and Intel's
+# model list. A range is inclusive; a CPU outside every range is named by its numbers.
+AMD_CORES: tuple[tuple[int, int, int, str], ...] = (
+    (23, 0x00, 0x2F, "Zen"),           # Naples, Summit/Pinnacle Ridge (Zen and Zen+)
+    (23, 0x30, 0xFF, "Zen 2"),         # Rome, Matisse, Renoir
+    (25, 0x00, 0x0F, "Zen 3"),         # Milan
+    (25, 0x10, 0x1F, "Zen 4"),         # Genoa
+    (25, 0x20, 0x5F, "Zen 3"),         # Vermeer, Rembrandt, Cezanne
+    (25, 0x60, 0x7F, "Zen 4"),         # Raphael, Phoenix
+    (25, 0xA0, 0xAF, "Zen 4"),         # Bergamo, Siena
+    (26, 0x00, 0x4F, "Zen 5"),         # Turin, Granite Ridge, Strix Point
+)
+INTEL_CORES: tuple[tuple[int, int, int, str], ...] = (
+    (6, 0x55, 0x55, "Skylake-SP"),     # also Cascade Lake and Cooper Lake (by stepping)
+    (6, 0x6A, 0x6C, "Ice Lake-SP"),
+    (6, 0x8F, 0x8F, "Sapphire Rapids"),
+    (6, 0xCF, 0xCF, "Emerald Rapids"),
+    (6, 0xAD, 0xAE, "Granite Rapids"),
+    (6, 0xAF, 0xAF, "Sierra Forest"),
 )
 
 
@@ -55,17 +82,66 @@ def vendor(cpu_model: str, machine: str = "") -> str:
     return "cpu"
 
 
-def cpu_class(cpu_model: str, isa: Mapping[str, object], machine: str = "") -> str:
-    """``<vendor>-<isa class>``, e.g. "amd-avx512", "intel-amx", "arm-sve"."""
-    return f"{vendor(cpu_model, machine)}-{isa_class(isa)}"
+def _number(signature: Mapping[str, object], key: str) -> int | None:
+    value = signature.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def core_name(env: Mapping[str, object]) -> str | None:
+    """The CPU's core generation: "Zen 4", "Sapphire Rapids"; "family 25 model 200" for an
+    x86 CPU outside the tables; "part 0xd40" for an Arm CPU; None when nothing tells.
+
+    A record made before the harness read the family and model (no ``cpu_signature``) is
+    named only where its recorded instruction sets leave one answer: an AMD CPU with
+    AVX-512 whose TensorFlow listed AVX_VNNI is a Zen 5 (the first AMD core with AVX-VNNI;
+    a Zen 4 has AVX-512 VNNI only)."""
+    signature = env.get("cpu_signature")
+    model = str(env.get("cpu_model") or "")
+    brand = vendor(model, str(env.get("machine") or ""))
+    if isinstance(signature, Mapping):
+        family, number = _number(signature, "family"), _number(signature, "model")
+        if family is not None and number is not None:
+            table = AMD_CORES if brand == "amd" else INTEL_CORES if brand == "intel" else ()
+            for fam, low, high, name in table:
+                if fam == family and low <= number <= high:
+                    return name
+            return f"family {family} model {number}"
+        part = _number(signature, "part")
+        if part is not None:
+            return f"part {part:#x}"
+        return None
+    isa = env.get("isa")
+    features = env.get("tf_cpu_features")
+    listed = features.get("instructions_not_used_everywhere") if isinstance(features, Mapping) else None
+    if (brand == "amd" and isinstance(isa, Mapping) and isa.get("avx512f") is True
+            and isinstance(listed, list) and "AVX_VNNI" in listed):
+        return "Zen 5"
+    return None
+
+
+def core_slug(core: str | None) -> str:
+    """A core name as a label part: "Zen 4" -> "zen4", "family 25 model 200" -> "f25m200"."""
+    if core is None:
+        return ""
+    words = core.lower().replace("family ", "f").replace(" model ", "m").replace("part ", "p")
+    return re.sub(r"[^a-z0-9]+", "", words)
+
+
+def cpu_class(cpu_model: str, isa: Mapping[str, object], machine: str = "", core: str | None = None) -> str:
+    """``<vendor>-<core>-<isa class>``, e.g. "amd-zen4-avx512", "intel-sapphirerapids-amx";
+    ``<vendor>-<isa class>`` ("arm-sve") when the core generation is not known."""
+    slug = core_slug(core)
+    return f"{vendor(cpu_model, machine)}-{slug + '-' if slug else ''}{isa_class(isa)}"
 
 
 def cpu_identity(env: Mapping[str, object]) -> str:
     """What makes an environment record's machine this runner's, in words: "AMD EPYC
-    (x86_64, 2 cores, avx512)". Two records with different identities are two CPUs.
-    Memory, the kernel, Python and the libraries may differ within one runner."""
+    Zen 4 (x86_64, 2 cores, avx512)". Two records with different identities are two CPUs.
+    Memory, the kernel, Python and the libraries may differ within one runner; so may the
+    stepping."""
     model = str(env.get("cpu_model") or "unknown CPU")
+    core = core_name(env)
     isa = env.get("isa")
     cls = isa_class(isa if isinstance(isa, Mapping) else {})
     machine = str(env.get("machine") or "?")
-    return f"{model} ({machine}, {env.get('cores')} cores, {cls})"
+    return f"{model}{' ' + core if core else ''} ({machine}, {env.get('cores')} cores, {cls})"

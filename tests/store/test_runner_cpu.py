@@ -82,7 +82,7 @@ def test_a_machine_without_a_published_runner_of_its_cpu_gets_a_label_of_its_own
     published = {doc["runner"]["label"]: hardware.cpu_identity(next(iter(doc["environments"].values())))
                  for _, doc in store.load_dir(Path(__file__).parents[2] / "data" / "results")[0]}
     assert published
-    for env in (XEON, EPYC_ZEN3, EPYC_ZEN4):
+    for env in (XEON, EPYC_ZEN3, EPYC_ZEN4, GENOA, TURIN):
         _fake_machine(monkeypatch, env)
         label = envinfo.default_runner_label()
         if label in published:
@@ -167,3 +167,117 @@ def test_relabel_keeps_every_measurement_and_its_references() -> None:
     assert doc["runner"]["label"] != new["runner"]["label"]        # the input is not changed
     with pytest.raises(ResultsFileError, match="not a valid name"):
         relabel(doc, "../etc")
+
+
+# Two AMD EPYC machines this project has been given: a cloud VM names both "AMD EPYC", both
+# have AVX-512; only the family and model numbers (and the Zen 5's AVX-VNNI) tell them apart.
+GENOA = {**EPYC_ZEN4, "cpu_signature": {"family": 25, "model": 17, "stepping": 1}}
+TURIN = {**EPYC_ZEN4, "cpu_signature": {"family": 26, "model": 2, "stepping": 1}}
+TURIN_BEFORE_SIGNATURES = {**EPYC_ZEN4, "tf_cpu_features": {"instructions_not_used_everywhere": [
+    "AVX2", "AVX512F", "AVX512_VNNI", "AVX512_BF16", "AVX_VNNI", "FMA"]}}
+
+
+@pytest.mark.parametrize("env, core", [
+    (GENOA, "Zen 4"),
+    (TURIN, "Zen 5"),
+    (TURIN_BEFORE_SIGNATURES, "Zen 5"),
+    (EPYC_ZEN4, None),                                         # no numbers, no AVX_VNNI: not told
+    ({**EPYC_ZEN3, "cpu_signature": {"family": 25, "model": 1}}, "Zen 3"),
+    ({**XEON, "cpu_signature": {"family": 6, "model": 143, "stepping": 8}}, "Sapphire Rapids"),
+    (XEON, None),
+    ({**GENOA, "cpu_signature": {"family": 25, "model": 200}}, "family 25 model 200"),
+    ({"cpu_model": "Neoverse-V1", "machine": "aarch64", "isa": {"sve": True},
+      "cpu_signature": {"implementer": 0x41, "part": 0xD40}}, "part 0xd40"),
+])
+def test_core_name_from_the_family_and_model_numbers(env: dict[str, Any], core: str | None) -> None:
+    assert hardware.core_name(env) == core
+
+
+def test_a_zen4_and_a_zen5_with_one_model_name_are_two_cpus() -> None:
+    assert hardware.cpu_identity(GENOA) != hardware.cpu_identity(TURIN)
+    assert hardware.cpu_identity(GENOA) == "AMD EPYC Zen 4 (x86_64, 2 cores, avx512)"
+    # a Zen 5 record from before the numbers were read is the same CPU as one with them
+    assert hardware.cpu_identity(TURIN_BEFORE_SIGNATURES) == hardware.cpu_identity(TURIN)
+    # ... and the stepping does not make a CPU another
+    assert hardware.cpu_identity(TURIN) == hardware.cpu_identity(
+        {**TURIN, "cpu_signature": {"family": 26, "model": 2, "stepping": 0}})
+
+
+@pytest.mark.parametrize("env, label", [
+    (GENOA, "linux-x86_64-2core-amd-zen4-avx512"),
+    (TURIN, "linux-x86_64-2core-amd-zen5-avx512"),
+    ({**XEON, "cpu_signature": {"family": 6, "model": 143, "stepping": 8}},
+     "linux-x86_64-2core-intel-sapphirerapids-amx"),
+    ({**GENOA, "cpu_signature": {"family": 25, "model": 200}}, "linux-x86_64-2core-amd-f25m200-avx512"),
+    (EPYC_ZEN3, "linux-x86_64-2core-amd-avx2"),
+])
+def test_default_label_names_the_core_generation(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any],
+                                                 label: str) -> None:
+    _fake_machine(monkeypatch, env)
+    assert envinfo.default_runner_label() == label
+    assert store.is_name(label)
+
+
+def test_a_zen4_is_refused_under_the_label_of_a_zen5(tmp_path: Path) -> None:
+    path = store.results_path(tmp_path, "epyc", "full")
+    first = _env("epyc", TURIN_BEFORE_SIGNATURES, "2026-11-28T00:00:00+00:00")
+    store.append(path, runner_label="epyc", profile="full", environments={ids.env_id(first): first})
+    before = path.read_bytes()
+    genoa = _env("epyc", GENOA, "2026-11-29T00:00:00+00:00")
+    with pytest.raises(ResultsFileError, match=r"AMD EPYC Zen 4 .*AMD EPYC Zen 5"):
+        store.append(path, runner_label="epyc", profile="full", environments={ids.env_id(genoa): genoa})
+    assert path.read_bytes() == before
+    turin = _env("epyc", TURIN, "2026-11-30T00:00:00+00:00")           # the same CPU, now with its numbers
+    store.append(path, runner_label="epyc", profile="full", environments={ids.env_id(turin): turin})
+    assert len(store.load(path)["environments"]) == 2
+
+
+X86_CPUINFO = """processor\t: 0
+vendor_id\t: AuthenticAMD
+cpu family\t: 25
+model\t\t: 17
+model name\t: AMD EPYC
+stepping\t: 1
+flags\t\t: fpu avx2 avx512f avx512_bf16
+
+processor\t: 1
+cpu family\t: 25
+model\t\t: 17
+"""
+ARM_CPUINFO = """processor\t: 0
+Features\t: fp asimd sve
+CPU implementer\t: 0x41
+CPU architecture: 8
+CPU variant\t: 0x1
+CPU part\t: 0xd40
+CPU revision\t: 1
+"""
+
+
+class _CpuInfo:
+    text = ""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def read_text(self, **_: object) -> str:
+        return self.text
+
+
+@pytest.mark.parametrize("text, signature", [
+    (X86_CPUINFO, {"family": 25, "model": 17, "stepping": 1}),
+    (ARM_CPUINFO, {"implementer": 0x41, "variant": 1, "part": 0xD40, "revision": 1}),
+    ("processor\t: 0\nflags\t: avx2\n", None),
+])
+def test_the_signature_is_read_from_proc_cpuinfo(monkeypatch: pytest.MonkeyPatch, text: str,
+                                                 signature: dict[str, int] | None) -> None:
+    monkeypatch.setattr(_CpuInfo, "text", text)
+    monkeypatch.setattr(envinfo, "Path", _CpuInfo)
+    assert envinfo.machine_info()["cpu_signature"] == signature
+
+
+def test_the_runners_table_names_the_core_and_its_numbers() -> None:
+    from tfperf.analyse import cpu_text
+    assert cpu_text(GENOA) == "AMD EPYC (Zen 4: family 25, model 17, stepping 1)"
+    assert cpu_text(TURIN_BEFORE_SIGNATURES) == "AMD EPYC (Zen 5, told by the instruction sets TensorFlow listed)"
+    assert cpu_text(XEON) == "Intel(R) Xeon(R) Processor"

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Final, TypedDict, TypeGuard
 
 import psutil
 
-from ..hardware import cpu_class, cpu_identity
+from ..hardware import core_name, cpu_class, cpu_identity
 
 if TYPE_CHECKING:
     # Types only: the worker runs in TensorFlow venvs without the store's dependencies
@@ -60,6 +60,7 @@ class MachineInfo(TypedDict):
     os: str
     machine: str
     cpu_model: str
+    cpu_signature: dict[str, int] | None
     isa: dict[str, bool]
     cores: int
     memory_bytes: int | None
@@ -89,16 +90,26 @@ ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_b
              "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve", "sve2")
 
 
-def _cpuinfo() -> tuple[str, set[str] | None]:
-    """The CPU's model name and its instruction-set flags; the flags are None (unknown)
-    where no source of them is read: neither /proc/cpuinfo nor macOS (Windows)."""
+# /proc/cpuinfo's numbers that name a CPU's core generation (hardware.core_name): x86's
+# family, model and stepping, Arm's implementer, part, variant and revision.
+SIGNATURE_KEYS = {"cpu family": "family", "model": "model", "stepping": "stepping",
+                  "cpu implementer": "implementer", "cpu part": "part", "cpu variant": "variant",
+                  "cpu revision": "revision"}
+
+
+def _cpuinfo() -> tuple[str, set[str] | None, dict[str, int] | None]:
+    """The CPU's model name, its instruction-set flags and its signature (family and model
+    numbers, :data:`SIGNATURE_KEYS`); the flags are None (unknown) where no source of them
+    is read: neither /proc/cpuinfo nor macOS (Windows); the signature is None where
+    /proc/cpuinfo does not give one."""
     model = platform.processor() or platform.machine()
     flags: set[str] = set()
+    signature: dict[str, int] = {}
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
         if sys.platform not in ("darwin", "linux"):
-            return model, None
+            return model, None, None
         text = ""
     for line in text.splitlines():
         key, _, value = line.partition(":")
@@ -107,6 +118,11 @@ def _cpuinfo() -> tuple[str, set[str] | None]:
             model = value.strip()
         elif key in ("flags", "features"):
             flags |= set(value.split())
+        elif key in SIGNATURE_KEYS and SIGNATURE_KEYS[key] not in signature:
+            try:
+                signature[SIGNATURE_KEYS[key]] = int(value.strip(), 0)    # "25", or Arm's "0x41"
+            except ValueError:
+                pass
     if sys.platform == "darwin":
         try:
             model = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
@@ -115,7 +131,7 @@ def _cpuinfo() -> tuple[str, set[str] | None]:
             pass
         if platform.machine() == "arm64":
             flags.add("asimd")
-    return model, flags
+    return model, flags, signature or None
 
 
 def _memory_bytes() -> int | None:
@@ -144,11 +160,12 @@ def cores() -> int:
 
 
 def machine_info() -> MachineInfo:
-    model, flags = _cpuinfo()
+    model, flags, signature = _cpuinfo()
     return {
         "os": f"{platform.system()} {platform.release()}",
         "machine": platform.machine(),
         "cpu_model": model,
+        "cpu_signature": signature,
         "isa": {f: f in flags for f in ISA_FLAGS} if flags is not None else {},   # {}: not known here
         "cores": cores(),
         "memory_bytes": _memory_bytes(),
@@ -216,7 +233,7 @@ def keras_version_for(settings: dict[str, str], versions: dict[str, str | None])
 def default_runner_label() -> str:
     """A label naming the machine kind by what makes its numbers differ: the OS, the
     architecture, the core count, the CPU (:func:`tfperf.hardware.cpu_class`) and a GPU,
-    e.g. ``linux-x86_64-2core-amd-avx512`` or ``linux-x86_64-8core-intel-avx512-gpu``.
+    e.g. ``linux-x86_64-2core-amd-zen4-avx512`` or ``linux-x86_64-8core-intel-avx512-gpu``.
     The TFPERF_RUNNER variable overrides it (``{cpu}`` in it is replaced, see
     :func:`expand_label`). Never includes a host name."""
     env = os.environ.get("TFPERF_RUNNER")
@@ -229,7 +246,7 @@ def default_runner_label() -> str:
 def this_cpu_class() -> str:
     """This machine's :func:`tfperf.hardware.cpu_class`, e.g. "intel-amx"."""
     info = machine_info()
-    return cpu_class(info["cpu_model"], info["isa"], info["machine"])
+    return cpu_class(info["cpu_model"], info["isa"], info["machine"], core_name(dict(info)))
 
 
 def expand_label(label: str) -> str:

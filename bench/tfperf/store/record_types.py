@@ -90,6 +90,7 @@ class _EnvironmentRequired(TypedDict):
 
 class Environment(_EnvironmentRequired, total=False):
     machine: str
+    cpu_signature: dict[str, int] | None          # /proc/cpuinfo's family and model numbers (x86), part (Arm)
     tf_cpu_features: dict[str, Any] | None        # what TensorFlow reports: open-ended
     cuda: str | None
     cudnn: str | None

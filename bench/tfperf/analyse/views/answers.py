@@ -29,9 +29,10 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
-from ...hardware import isa_class, vendor
+from ...hardware import core_name, isa_class, vendor
 from ..dataset import Dataset
 from ..judge.claims import ClaimResult
 from ..judge.effects import (
@@ -56,17 +57,37 @@ ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlo
 
 def hardware_name(runner: Runner | None, label: str = "") -> str:
     """A runner's machine as a reader names it: "2-core Intel Xeon (AMX)", "2-core AMD EPYC
-    (AVX2)"; the label when no environment was recorded."""
+    Zen 4 (AVX-512)" (with the core generation where :func:`tfperf.hardware.core_name`
+    knows it); the label when no environment was recorded."""
     env = runner.latest_environment() if runner is not None else None
     if env is None:
         return label or "unknown machine"
     model = str(env.get("cpu_model") or "")
     model = re.sub(r"\((R|TM|tm)\)", "", model)
     model = re.sub(r"\b(CPU|Processor)\b.*$", "", model).strip() or vendor(model, str(env.get("machine") or ""))
+    core = core_name(env)
+    if core is not None and not core.startswith(("family", "part")):
+        model = f"{model} {core}"
     isa = isa_class(env.get("isa") or {})
     extra = "" if isa in ("unknown", "base") else f" ({ISA_WORDS.get(isa, isa.upper())})"
     gpu = f", {env['gpus'][0].get('name')}" if env.get("gpus") else ""
     return f"{env.get('cores')}-core {model}{extra}{gpu}"
+
+
+def cpu_text(env: Mapping[str, Any]) -> str:
+    """An environment record's CPU for the Runners table: its model name, and its core
+    generation with the numbers that name it: "AMD EPYC (Zen 4: family 25, model 17,
+    stepping 1)"; "AMD EPYC (Zen 5, told by the instruction sets TensorFlow listed)" for a
+    record made before the numbers were read."""
+    model = str(env.get("cpu_model") or "–")
+    core = core_name(env)
+    signature = env.get("cpu_signature")
+    numbers = ", ".join(f"{k} {v}" for k, v in signature.items()) if isinstance(signature, Mapping) else ""
+    if core is None:
+        return model
+    if not numbers:
+        return f"{model} ({core}, told by the instruction sets TensorFlow listed)"
+    return f"{model} ({numbers})" if core.startswith(("family", "part")) else f"{model} ({core}: {numbers})"
 
 
 def runner_name(ds: Dataset, label: str) -> str:

@@ -24,6 +24,7 @@ from ...analyse import (
     LoadedBreakdown,
     Verdict,
     claim_answer,
+    cpu_text,
     error_line,
     exclusion_reason,
     expectation_text,
@@ -401,7 +402,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
         noise = [n.rel_noise for n in ds.noise if n.runner == label]
         rows = [
             ["description", r.description or "–"], ["contributed by", r.contributed_by or "–"],
-            ["CPU", env.get("cpu_model", "–")], ["cores", env.get("cores", "–")],
+            ["CPU", cpu_text(env)], ["cores", env.get("cores", "–")],
             ["memory", f"{env['memory_bytes'] / 2**30:.1f} GiB" if env.get("memory_bytes") else "–"],
             ["instruction sets", isa], ["GPU", gpus],
             ["CUDA / cuDNN", f"{env.get('cuda') or '–'} / {env.get('cudnn') or '–'}"],
