@@ -57,3 +57,24 @@ def test_the_answers_command_prints_every_question(capsys: pytest.CaptureFixture
     assert "Q: Is the fast way faster than the default?" in out
     assert "the fast way is faster than the default in both scenarios (2×)" in out
     assert out.startswith("How to read the findings: Faster or slower:")
+
+
+@pytest.mark.parametrize("inference, training, lead", [
+    (Finding.SLOWER, Finding.FASTER, "It depends on the case"),   # "No" would hide the faster step
+    (Finding.SLOWER, Finding.UNCLEAR, "No"),
+    (Finding.FASTER, Finding.SLOWER, "Yes"),                      # the leading claim says yes
+    (Finding.SLOWER, Finding.SLOWER, "No"),
+])
+def test_a_no_is_not_the_lead_where_another_claim_of_the_question_says_yes(
+        inference: Finding, training: Finding, lead: str) -> None:
+    from types import SimpleNamespace
+
+    from tfperf.analyse.views.answers import _runner_lead
+
+    def claim(finding: Finding) -> SimpleNamespace:
+        return SimpleNamespace(runners=[SimpleNamespace(runner="zen4", finding=finding),
+                                        SimpleNamespace(runner="other", finding=Finding.SLOWER)])
+
+    claims = [claim(inference), claim(training)]
+    assert _runner_lead(claims, "zen4", Finding.FASTER) == lead      # type: ignore[arg-type]
+    assert _runner_lead(claims, "other", Finding.FASTER) == "No"      # type: ignore[arg-type]

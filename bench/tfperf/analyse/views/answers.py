@@ -249,6 +249,19 @@ def lead_word(finding: Finding, yes: Finding | None) -> str:
     return LEADS[finding]
 
 
+def _runner_lead(claims: Sequence[ClaimAnswer], runner: str, yes: Finding | None) -> str:
+    """A question's lead on one runner: the leading claim's word, except that a "No" where
+    another of its claims says "Yes" is "It depends on the case": "Does mixed_bfloat16 make
+    inference or training faster?" answered "No" from inference alone would hide a training
+    step that is faster."""
+    words = [lead_word(r.finding, yes) for c in claims for r in c.runners if r.runner == runner]
+    if not words:
+        return lead_word(Finding.NO_DATA, yes)
+    if words[0] == LEADS["no"] and LEADS["yes"] in words[1:]:
+        return LEADS[Finding.DEPENDS]
+    return words[0]
+
+
 @dataclass(frozen=True)
 class QuestionAnswer:
     topic: str
@@ -417,7 +430,7 @@ def question_answers(ds: Dataset, topic: str) -> list[QuestionAnswer]:
         claims = tuple(a for cid in q.get("claims", [])
                        if (a := claim_answer(ds, topic, str(cid), arrival)) is not None)
         yes = EXPECTED[str(q["yes_if"])] if q.get("yes_if") else None
-        leads = tuple((r.short, lead_word(r.finding, yes)) for r in (claims[0].runners if claims else ()))
+        leads = tuple((r.short, _runner_lead(claims, r.runner, yes)) for r in (claims[0].runners if claims else ()))
         kinds = {word for _, word in leads}
         lead = kinds.pop() if len(kinds) == 1 else ("It depends on the machine" if kinds else LEADS[Finding.NO_DATA])
         out.append(QuestionAnswer(topic, str(q.get("id")), str(q.get("ask")), lead, leads, claims,
