@@ -78,3 +78,20 @@ def test_a_no_is_not_the_lead_where_another_claim_of_the_question_says_yes(
     claims = [claim(inference), claim(training)]
     assert _runner_lead(claims, "zen4", Finding.FASTER) == lead      # type: ignore[arg-type]
     assert _runner_lead(claims, "other", Finding.FASTER) == "No"      # type: ignore[arg-type]
+
+
+def test_machines_that_give_one_answer_are_named_together() -> None:
+    from tfperf.analyse.views.answers import QuestionAnswer
+
+    def qa(*leads: tuple[str, str]) -> QuestionAnswer:
+        words = {w for _, w in leads}
+        lead = words.pop() if len(words) == 1 else "It depends on the machine"
+        return QuestionAnswer("t", "q", "Does it?", lead, tuple(leads), (), None)
+
+    assert qa(("EPYC (AVX2)", "It depends on the case"), ("EPYC Zen 4 (AVX-512)", "It depends on the case"),
+              ("Xeon (AMX)", "No")).lead_text() == \
+        "On the EPYC (AVX2) and EPYC Zen 4 (AVX-512): it depends on the case. On the Xeon (AMX): no."
+    assert qa(("A", "Unclear"), ("B", "Yes"), ("C", "Yes"), ("D", "Yes")).lead_text() == \
+        "On the A: unclear. On the B, C and D: yes."
+    assert qa(("A", "Yes"), ("B", "No")).lead_text() == "On the A: yes. On the B: no."
+    assert qa(("A", "Yes"), ("B", "Yes")).lead_text() == "Yes on both machines measured."

@@ -249,6 +249,11 @@ def lead_word(finding: Finding, yes: Finding | None) -> str:
     return LEADS[finding]
 
 
+def _listed(names: Sequence[str]) -> str:
+    """"A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _runner_lead(claims: Sequence[ClaimAnswer], runner: str, yes: Finding | None) -> str:
     """A question's lead on one runner: the leading claim's word, except that a "No" where
     another of its claims says "Yes" is "It depends on the case": "Does mixed_bfloat16 make
@@ -290,12 +295,16 @@ class QuestionAnswer:
 
     def lead_text(self) -> str:
         """The lead as a sentence: "Yes." for one machine, "No on both machines measured.",
-        or, where the machines differ, "On the 2-core EPYC (AVX2): it depends. On the 2-core
-        Xeon (AMX): no." ("" for a question not asked yes or no)."""
+        or, where the machines differ, once per answer with the machines that give it: "On
+        the EPYC (AVX2) and EPYC Zen 4 (AVX-512): it depends on the case. On the Xeon (AMX):
+        no." ("" for a question not asked yes or no)."""
         if not self.lead:
             return ""
         if len({w for _, w in self.leads}) > 1:
-            return " ".join(f"On the {hw}: {w[0].lower()}{w[1:]}." for hw, w in self.leads)
+            machines: dict[str, list[str]] = {}          # the runners that share a word, in order
+            for hw, w in self.leads:
+                machines.setdefault(w, []).append(hw)
+            return " ".join(f"On the {_listed(hws)}: {w[0].lower()}{w[1:]}." for w, hws in machines.items())
         n = len(self.leads)
         return self.lead + (" on both machines measured." if n == 2
                             else f" on all {n} machines measured." if n > 2 else ".")
