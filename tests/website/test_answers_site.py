@@ -146,7 +146,7 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     from playwright.sync_api import sync_playwright
 
     from tfperf.analyse import analyse, question_answers
-    from tfperf.render.blocks.answers_block import GROUP_FROM, alone_brief
+    from tfperf.render.blocks.answers_block import EVERY_FROM, GROUP_FROM, alone_brief
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")
     handler = functools.partial(_Quiet, directory=str(site))
@@ -174,6 +174,8 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
                         for finding, runners, figures in c.by_finding():
                             if len(runners) == 1:
                                 said = f"{alone_brief(runners[0])} on {runners[0].short}"
+                            elif len(runners) == len(c.runners) >= EVERY_FROM:
+                                said = f"{finding}{f' ({figures})' if figures else ''} on all {len(runners)} machines"
                             else:
                                 names = ", ".join(r.short for r in runners[:-1]) + f" and {runners[-1].short}"
                                 said = f"{finding}{f' ({figures})' if figures else ''} on {names}"

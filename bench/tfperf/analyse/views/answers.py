@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
-from ...hardware import core_name, isa_class, vendor
+from ...hardware import AMD_CORES, INTEL_CORES, core_name, isa_class, vendor
 from ..dataset import Dataset
 from ..judge.claims import ClaimResult
 from ..judge.effects import (
@@ -104,14 +104,22 @@ def runner_name(ds: Dataset, label: str) -> str:
 
 
 def short_name(hardware: str, same_cores: bool = False) -> str:
-    """A hardware name without its vendor: "2-core Xeon (AMX)", "2-core EPYC (AVX2)"; and
-    without its core count when every runner has the same (``same_cores``): "EPYC (AVX2)"."""
+    """A hardware name without its vendor: "2-core Xeon (AMX)", "2-core EPYC (AVX2)"; without
+    its core count when every runner has the same (``same_cores``): "EPYC (AVX2)"; and
+    without its instruction sets where it names its core: "EPYC Zen 4"."""
     words = hardware.split(" ")
     if len(words) > 3 and words[0].endswith("-core") and words[1].lower() in ("intel", "amd", "apple", "arm"):
         words = [words[0], *words[2:]]
     if same_cores and len(words) > 1 and words[0].endswith("-core"):
         words = words[1:]
-    return " ".join(words)
+    return _CORE_THEN_ISA.sub(r"\1", " ".join(words))
+
+
+# "EPYC Zen 4 (AVX-512)" -> "EPYC Zen 4": a named core says the instruction sets already, and
+# the short names fill the first screen's lines (the full name stays in tooltips and footnotes).
+_CORE_THEN_ISA = re.compile(
+    r"\b(" + "|".join(sorted({re.escape(c[3]) for c in (*AMD_CORES, *INTEL_CORES)}, key=len, reverse=True))
+    + r") \([^)]*\)$")
 
 
 def _same_cores(ds: Dataset) -> bool:

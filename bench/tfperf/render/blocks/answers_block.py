@@ -109,6 +109,9 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
 # runners that share it ("faster (1.29×–11.2×) on EPYC (AVX2), EPYC (AVX-512) and Xeon (AMX)"):
 # a line per runner and claim no longer fits a phone's first screen.
 GROUP_FROM = 3
+# From this many, a finding every runner shares says "on all 4 machines" rather than four
+# names: with a fourth runner the serving answer ran 0.6 px past a phone's first screen.
+EVERY_FROM = 4
 
 
 def alone_brief(r: RunnerAnswer) -> str:
@@ -129,6 +132,9 @@ def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
             parts.append(join([alone_brief(runners[0]), " on ", names[0]]))
             continue
         names_text = join([join(names[:-1], ", "), " and ", names[-1]])
+        if len(runners) == len(c.runners) >= EVERY_FROM:     # every machine: its names in the tooltip
+            names_text = element("span", f"all {len(runners)} machines",
+                                 title="; ".join(f"{r.short}: {r.text}" for r in runners))
         parts.append(join([str(finding), f" ({figures})" if figures else "", " on ", names_text]))
     return join(parts, "; ")
 
