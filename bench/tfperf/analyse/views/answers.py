@@ -50,7 +50,7 @@ from ..judge.effects import (
 from ..judge.version_verdicts import NOT_MEASURED, VersionCell, VersionStrip
 from ..origins import SourceFigure, Sources
 from ..records import Measurement, Runner
-from ..versions import minor, short_labels, sort_versions
+from ..versions import listing, minor, short_labels, sort_versions
 
 ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlow's docs spell them
 
@@ -257,11 +257,6 @@ def lead_word(finding: Finding, yes: Finding | None) -> str:
     return LEADS[finding]
 
 
-def _listed(names: Sequence[str]) -> str:
-    """"A", "A and B", "A, B and C"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _runner_lead(claims: Sequence[ClaimAnswer], runner: str, yes: Finding | None) -> str:
     """A question's lead on one runner: the leading claim's word, except that a "No" where
     another of its claims says "Yes" is "It depends on the case": "Does mixed_bfloat16 make
@@ -312,7 +307,7 @@ class QuestionAnswer:
             machines: dict[str, list[str]] = {}          # the runners that share a word, in order
             for hw, w in self.leads:
                 machines.setdefault(w, []).append(hw)
-            return " ".join(f"On the {_listed(hws)}: {w[0].lower()}{w[1:]}." for w, hws in machines.items())
+            return " ".join(f"On the {listing(hws)}: {w[0].lower()}{w[1:]}." for w, hws in machines.items())
         n = len(self.leads)
         return self.lead + (" on both machines measured." if n == 2
                             else f" on all {n} machines measured." if n > 2 else ".")
