@@ -58,6 +58,9 @@ INTEL_CORES: tuple[tuple[int, int, int, str], ...] = (
     (6, 0xAF, 0xAF, "Sierra Forest"),
 )
 
+# The generations the tables name (a CPU outside them is named by its numbers instead).
+CORE_NAMES = frozenset(name for *_, name in (*AMD_CORES, *INTEL_CORES))
+
 
 def isa_class(isa: Mapping[str, object]) -> str:
     """The widest class in :data:`ISA_CLASSES` whose flag is set, "unknown" when the

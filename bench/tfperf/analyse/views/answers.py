@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
-from ...hardware import AMD_CORES, INTEL_CORES, core_name, isa_class, vendor
+from ...hardware import CORE_NAMES, core_name, isa_class, vendor
 from ..dataset import Dataset
 from ..judge.claims import ClaimResult
 from ..judge.effects import (
@@ -66,7 +66,7 @@ def hardware_name(runner: Runner | None, label: str = "") -> str:
     model = re.sub(r"\((R|TM|tm)\)", "", model)
     model = re.sub(r"\b(CPU|Processor)\b.*$", "", model).strip() or vendor(model, str(env.get("machine") or ""))
     core = core_name(env)
-    if core is not None and not core.startswith(("family", "part")):
+    if core in CORE_NAMES:
         model = f"{model} {core}"
     isa = isa_class(env.get("isa") or {})
     extra = "" if isa in ("unknown", "base") else f" ({ISA_WORDS.get(isa, isa.upper())})"
@@ -87,7 +87,7 @@ def cpu_text(env: Mapping[str, Any]) -> str:
         return model
     if not numbers:
         return f"{model} ({core}, told by the instruction sets TensorFlow listed)"
-    return f"{model} ({numbers})" if core.startswith(("family", "part")) else f"{model} ({core}: {numbers})"
+    return f"{model} ({core}: {numbers})" if core in CORE_NAMES else f"{model} ({numbers})"
 
 
 def runner_name(ds: Dataset, label: str) -> str:
@@ -118,7 +118,7 @@ def short_name(hardware: str, same_cores: bool = False) -> str:
 # "EPYC Zen 4 (AVX-512)" -> "EPYC Zen 4": a named core says the instruction sets already, and
 # the short names fill the first screen's lines (the full name stays in tooltips and footnotes).
 _CORE_THEN_ISA = re.compile(
-    r"\b(" + "|".join(sorted({re.escape(c[3]) for c in (*AMD_CORES, *INTEL_CORES)}, key=len, reverse=True))
+    r"\b(" + "|".join(sorted((re.escape(c) for c in CORE_NAMES), key=len, reverse=True))
     + r") \([^)]*\)$")
 
 
