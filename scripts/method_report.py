@@ -42,7 +42,7 @@ from tfperf.arrival import words
 
 def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:
     ds.measurements = [m for m in ds.measurements if m.runner == runner and m.source.profile == profile]
-    ds.__post_init__()
+    ds.forget()
     return ds
 
 

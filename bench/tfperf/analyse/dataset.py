@@ -6,11 +6,12 @@ tables the renderer draws (it never computes statistics itself).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ..cases import Claim, Topic, load
 from ..errors import ResultsFileError, TfperfError
@@ -70,6 +71,25 @@ def _load_topics(snippets_dir: str | Path) -> tuple[dict[str, Topic], dict[str, 
     return topics, failed
 
 
+_D = TypeVar("_D", bound="Dataset")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _once_per_dataset(method: Callable[Concatenate[_D, _P], _R]) -> Callable[Concatenate[_D, _P], _R]:
+    """A :class:`Dataset` method computed once per dataset and arguments (its tables do not
+    change once the files are read): the answers are kept in the dataset's ``_memo``, so
+    that two datasets never share them."""
+    def once(self: _D, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        key = (method.__name__, args, tuple(sorted(kwargs.items())))
+        memo = self._memo
+        if key not in memo:
+            memo[key] = method(self, *args, **kwargs)
+        return memo[key]  # type: ignore[no-any-return]
+    functools.update_wrapper(once, method)     # its name and docstring
+    return once
+
+
 @dataclass
 class Dataset:
     results_root: str
@@ -86,6 +106,15 @@ class Dataset:
     # ``measurements`` and ``noise``, which are back to back.
     arrivals: list[Measurement] = field(default_factory=list)
     arrival_noise: list[Noise] = field(default_factory=list)
+    # What the methods marked @_once_per_dataset computed, by method and arguments.
+    _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def forget(self) -> None:
+        """Drop every table computed so far, for a caller that changed the dataset's fields
+        (a report restricted to one runner, a test without arrivals)."""
+        self._memo.clear()
+        for name in ("current", "history", "by_version"):
+            self.__dict__.pop(name, None)
 
     @cached_property
     def current(self) -> list[Measurement]:
@@ -126,25 +155,24 @@ class Dataset:
 
     # -- tables ---------------------------------------------------------------------------
 
+    @_once_per_dataset
     def scenarios(self, topic: str) -> list[Scenario]:
-        return self._scenarios.setdefault(topic, scenarios(self.current, topic))
+        return scenarios(self.current, topic)
 
+    @_once_per_dataset
     def recommendations(self, topic: str) -> list[Recommendation]:
-        if topic not in self._recs:
-            default = self.default_variant(topic)
-            self._recs[topic] = [] if default is None else [
-                recommend(sc, default, self.noise, self.cache, bounds=self.topics[topic].bounds
-                          if topic in self.topics else ()) for sc in self.scenarios(topic)]
-        return self._recs[topic]
+        default = self.default_variant(topic)
+        return [] if default is None else [
+            recommend(sc, default, self.noise, self.cache, bounds=self.topics[topic].bounds
+                      if topic in self.topics else ()) for sc in self.scenarios(topic)]
 
+    @_once_per_dataset
     def claim_results(self, topic: str) -> list[ClaimResult]:
-        if topic not in self._claims:
-            results = [
-                check_settings_claim(c, self.current, topic, self.noise, self.cache, self.topics[topic].controls)
-                if is_settings_claim(c)
-                else check_claim(c, self.scenarios(topic), self.noise, self.cache) for c in self.claims_of(topic)]
-            self._claims[topic] = [self.named(r, topic) for r in results]
-        return self._claims[topic]
+        results = [
+            check_settings_claim(c, self.current, topic, self.noise, self.cache, self.topics[topic].controls)
+            if is_settings_claim(c)
+            else check_claim(c, self.scenarios(topic), self.noise, self.cache) for c in self.claims_of(topic)]
+        return [self.named(r, topic) for r in results]
 
     def named(self, result: ClaimResult, topic: str) -> ClaimResult:
         """``result`` naming its scenarios as the topic's YAML does (its labels, its
@@ -165,38 +193,32 @@ class Dataset:
         """The per-request patterns the topic has results of ([] for most topics)."""
         return pattern_ids(self.arrivals, topic)
 
+    @_once_per_dataset
     def arrival_tables(self, topic: str) -> list[PatternTable]:
         """Per runner, profile and pattern: each variant's p50/p90/p99 and its speedups over the default."""
-        if topic not in self._patterns:
-            info = self.topics.get(topic)
-            self._patterns[topic] = pattern_tables(self.arrivals, self.arrival_noise, topic,
-                                                   self.default_variant(topic), self.cache,
-                                                   info.baseline_settings if info is not None else None)
-        return self._patterns[topic]
+        info = self.topics.get(topic)
+        return pattern_tables(self.arrivals, self.arrival_noise, topic, self.default_variant(topic), self.cache,
+                              info.baseline_settings if info is not None else None)
 
+    @_once_per_dataset
     def arrival_claim_results(self, topic: str, arrival: str) -> list[ClaimResult]:
         """The topic's claims judged on one per-request pattern's results ([] without any)."""
-        key = (topic, arrival)
-        if key not in self._pattern_claims:
-            results = (pattern_claims(self.claims_of(topic), self.arrivals, self.arrival_noise, topic, arrival,
-                                      self.cache) if arrival in self.arrival_ids(topic) else [])
-            self._pattern_claims[key] = [self.named(r, topic) for r in results]
-        return self._pattern_claims[key]
+        results = (pattern_claims(self.claims_of(topic), self.arrivals, self.arrival_noise, topic, arrival,
+                                  self.cache) if arrival in self.arrival_ids(topic) else [])
+        return [self.named(r, topic) for r in results]
 
+    @_once_per_dataset
     def version_strips(self, topic: str) -> list[VersionStrip]:
         """Per claim and runner measured with two or more TensorFlow releases, the finding in
         each release (claims in the YAML's order); the headline's release is the headline."""
-        if topic not in self._strips:
-            info = self.topics.get(topic)
-            controls = info.controls if info is not None else []
-            self._strips[topic] = [
-                s for c in self.claims_of(topic)
+        info = self.topics.get(topic)
+        controls = info.controls if info is not None else []
+        return [s for c in self.claims_of(topic)
                 for s in version_strips(c, self.by_version, topic, self.noise, self.cache, controls,
                                         headline=self.claim_result(topic, str(c.get("id"))),
                                         label=info.value_label if info is not None else plain_label,
                                         order=tuple(info.param_values) if info is not None else (),
                                         values=info.param_values if info is not None else None)]
-        return self._strips[topic]
 
     def changed_claims(self, topic: str) -> set[str]:
         """Claims whose finding changed between TensorFlow releases on some runner, by the
@@ -204,16 +226,14 @@ class Dataset:
         claims table's "changed" mark never contradicts it."""
         return {s.claim_id for s in self.version_strips(topic) if s.changed}
 
+    @_once_per_dataset
     def settings_speedups(self, topic: str) -> list[SettingsSpeedup]:
         """Each settings group against the topic's ``baseline_settings`` (empty when the
         topic declares none)."""
         info = self.topics.get(topic)
         if info is None or not info.baseline_settings:
             return []
-        if topic not in self._settings:
-            self._settings[topic] = settings_speedups(self.current, topic, info.baseline_settings,
-                                                      self.noise, self.cache)
-        return self._settings[topic]
+        return settings_speedups(self.current, topic, info.baseline_settings, self.noise, self.cache)
 
     def settings_rows(self, topic: str) -> list[ChartRow]:
         """One row per (runner, case) with its speedup over the baseline settings: the data
@@ -351,15 +371,6 @@ class Dataset:
 
     def noise_floor(self, runner: str, settings: dict[str, str], topic: str | None = None):  # type: ignore[no-untyped-def]
         return noise_floor(self.noise, runner, settings_id(settings), topic)
-
-    def __post_init__(self) -> None:
-        self._scenarios: dict[str, list[Scenario]] = {}
-        self._recs: dict[str, list[Recommendation]] = {}
-        self._claims: dict[str, list[ClaimResult]] = {}
-        self._strips: dict[str, list[VersionStrip]] = {}
-        self._settings: dict[str, list[SettingsSpeedup]] = {}
-        self._patterns: dict[str, list[PatternTable]] = {}
-        self._pattern_claims: dict[tuple[str, str], list[ClaimResult]] = {}
 
 
 def _div(x: float | None, by: float) -> float | None:

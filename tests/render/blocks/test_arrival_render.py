@@ -60,7 +60,7 @@ def test_each_pattern_has_a_table_of_p50_p99_and_speedups(ds: Dataset) -> None:
 def test_a_topic_without_patterns_renders_nothing() -> None:
     ds = _dataset()
     ds.arrivals, ds.arrival_noise = [], []
-    ds.__post_init__()
+    ds.forget()
     assert _block(ds, f"arrivals {TOPIC}") == ""
 
 
