@@ -76,6 +76,7 @@ from .views.answers import (
     claim_answer,
     cpu_text,
     hardware_name,
+    machine_differences,
     question_answers,
     runner_name,
 )
@@ -143,6 +144,7 @@ __all__ = [
     "listing",
     "load_sources",
     "load_topics",
+    "machine_differences",
     "nonfinite",
     "params_id",
     "question_answers",

@@ -158,6 +158,22 @@ def test_the_findings_table_names_its_topic_on_every_row_and_marks_the_claim(ana
     assert any("changed between releases" in r[1] for r in t["rows"]) and all(len(r) == 3 for r in t["rows"])
 
 
+def test_the_runners_page_lists_the_claims_whose_finding_differs_between_machines(analysis, gaps) -> None:  # type: ignore[no-untyped-def]
+    from tfperf.analyse import machine_differences
+    differ, compared = machine_differences(analysis)
+    assert compared >= len(differ) >= 1
+    html = _render(analysis, "differences")
+    (t,) = _tables(html)
+    assert t["heads"][:2] == ["topic", "claim"] and len(t["heads"]) == 4        # one column per runner
+    assert len(t["rows"]) == len(differ)
+    fast = next(r for r in t["rows"] if r[1] == differ[0].answer.claim_text)
+    assert any(c.startswith("faster") for c in fast[2:]) and not all(c.startswith("faster") for c in fast[2:])
+    assert f"{len(differ)} of the {compared} claims measured on two or more machines" in html
+    assert "#the-claims-tested" in html
+    # one runner: nothing to compare, said as such rather than an empty table
+    assert "<table" not in _render(gaps, "differences")
+
+
 def test_a_ten_call_row_names_its_scenario(gaps) -> None:  # type: ignore[no-untyped-def]
     html = _render(gaps, "tenrun fixture_steps")
     t = _tables(html)[0]

@@ -12,6 +12,8 @@
 * :func:`findings`: the home page's table of every claim: per runner, its finding in words
   and whether the source's answer holds (:func:`claim_answer`), with whether its finding
   changed across releases and whether some of its results are stale.
+* :func:`machine_differences`: the claims whose finding differs between CPUs (the Runners
+  page), out of those measured on two or more runners.
 * :func:`versions_table`: the home page's table of claims × TensorFlow releases: every
   claim measured with two or more releases, grouped by topic in the pages' reading order,
   with its finding per release (:mod:`tfperf.analyse.judge.version_verdicts`); one row per
@@ -524,6 +526,16 @@ def findings(ds: Dataset, order: Sequence[str] = ()) -> list[ClaimRow]:
                                changed=cr.id in flips, stale=any(c.scenario.stale for c in cr.checks),
                                failed=None if cr.runners_with_data else cr.failed_text()))
     return out
+
+
+def machine_differences(ds: Dataset, order: Sequence[str] = ()) -> tuple[list[ClaimRow], int]:
+    """The claims whose finding differs between the runners (:attr:`ClaimAnswer.disagreement`:
+    two clear findings, such as faster on one CPU and the same on another; a runner that could
+    not tell is no disagreement), in :func:`findings`' order, and how many claims have results
+    on two or more runners, which is what the first are out of."""
+    compared = [row for row in findings(ds, order)
+                if sum(r.finding != Finding.NO_DATA for r in row.answer.runners) >= 2]
+    return [row for row in compared if row.answer.disagreement], len(compared)
 
 
 @dataclass

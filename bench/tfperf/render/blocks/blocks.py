@@ -31,6 +31,7 @@ from ...analyse import (
     failed_results,
     hardware_name,
     headline_findings,
+    machine_differences,
     release_key,
     runner_name,
 )
@@ -358,6 +359,37 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
     return Markup(legend() + table(["topic", "claim", "today, per runner"], rows) + provenance(ctx, ds.current))
 
 
+def block_differences(d: Directive, ctx: Context) -> Markup:
+    """The Runners page's table of the claims whose finding differs between CPUs: one column
+    per runner with its finding and figures, so a reader on another processor sees which of
+    the guide's answers depend on it."""
+    ds = ctx.ds
+    rows_in, compared = machine_differences(ds, ctx.topic_order)
+    if compared == 0:
+        return no_results(ds, "Claims measured on two or more machines")
+    if not rows_in:
+        return Markup(element("p", f"On all {compared} claims measured on two or more machines, the machines "
+                                   "agree, or one of them could not tell."))
+    runners = sorted({r.runner for row in rows_in for r in row.answer.runners})
+    shorts = {r.runner: r.short for row in rows_in for r in row.answer.runners}
+    rows: list[list[Any]] = []
+    last_topic = None
+    for row in rows_in:
+        a = row.answer
+        has_page = ctx.topic_pages is None or row.topic in ctx.topic_pages
+        title: Any = (link(f"{ctx.prefix}topics/{row.topic}/#the-claims-tested", row.topic_title) if has_page
+                      else row.topic_title)
+        if rows and row.topic == last_topic:
+            title = again(row.topic_title)
+        last_topic = row.topic
+        cells = {r.runner: r.brief for r in a.runners}
+        rows.append([title, a.claim_text, *(cells.get(label, "not measured") for label in runners)])
+    lead = element("p", f"{len(rows_in)} of the {compared} claims measured on two or more machines get a different "
+                        "answer on different CPUs (a machine that could not tell is not counted as disagreeing):")
+    return Markup(lead + table(["topic", "claim", *(shorts[label] for label in runners)], rows)
+                  + provenance(ctx, ds.current))
+
+
 _ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (None: unknown)
 _RUNTIMES = (("tf2onnx", "tf2onnx"), ("onnxruntime", "ONNX Runtime"), ("ai_edge_litert", "ai-edge-litert"))
 
@@ -484,7 +516,8 @@ def block_failures(d: Directive, ctx: Context) -> Markup:
 BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
     "breakdown": block_breakdown, "notebook": block_notebook,
-    "findings": block_findings, "runners": block_runners, "datafiles": block_datafiles, "errors": block_errors,
+    "findings": block_findings, "differences": block_differences, "runners": block_runners,
+    "datafiles": block_datafiles, "errors": block_errors,
     "failures": block_failures, "dothis": block_dothis,
 }
 NEEDS_TOPIC = {"dothis", "chart", "recommendations", "claims", "trends", "breakdown", "notebook",

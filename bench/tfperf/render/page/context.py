@@ -13,7 +13,7 @@ Block placeholders, each alone on a line (an HTML comment, invisible if not repl
     <!-- tfperf:changes predict_vs_call -->     <!-- tfperf:versions -->
     <!-- tfperf:breakdown predict_vs_call -->
     <!-- tfperf:notebook predict_vs_call -->
-    <!-- tfperf:findings -->   <!-- tfperf:runners -->   <!-- tfperf:datafiles -->   <!-- tfperf:errors -->
+    <!-- tfperf:findings -->   <!-- tfperf:differences -->   <!-- tfperf:runners -->   <!-- tfperf:datafiles -->   <!-- tfperf:errors -->
     <!-- tfperf:failures -->
     <!-- tfperf:chart cpu_threads view=settings x=threads color=onednn facet=model row=batch -->
     <!-- tfperf:settings cpu_threads threads=default,inter1,omp1 onednn=1 -->
@@ -55,7 +55,7 @@ from .html import Markup, admonition, element, h, hidden, join, link
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
                "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary", "arrivals",
-               "outputs")
+               "outputs", "differences")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when", "share")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)
