@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 import statistics
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 
 def _to_host(out: Any) -> Any:
@@ -81,9 +82,9 @@ def compare(
     rows = []
     for name, fn in variants.items():
         kwargs = setups[name]()
-        first, med = time_call(lambda: fn(**kwargs))
+        first, med = time_call(lambda fn=fn, kwargs=kwargs: fn(**kwargs))
         rows.append((name, first, med))
-    base = dict((n, m) for n, _, m in rows)[baseline]
+    base = {n: m for n, _, m in rows}[baseline]
     width = max(len(n) for n, _, _ in rows)
     print(f"  {'variant':<{width}}  {'first call':>11}  {'per call':>10}  {'vs ' + baseline:>12}")
     for name, first, med in rows:
