@@ -195,9 +195,10 @@ CHARTS_DRAWN = ("() => [...document.querySelectorAll('[data-tfperf-chart]')]"
 @pytest.mark.parametrize("width", [1400, 400])
 def test_no_page_has_a_serious_accessibility_violation(built_site: Path, server: str, browser,  # type: ignore[no-untyped-def]
                                                        width: int) -> None:
-    """axe-core's default rules (WCAG 2.x A and AA, best practices) on every page once its
-    charts are drawn: no violation of serious or critical impact (contrast, names of charts,
-    menus and dialogs, keyboard access to scrolling regions, links told apart from text)."""
+    """axe-core's default rules (WCAG 2.x A and AA, best practices) and WCAG 2.2's touch-target
+    size on every page once its charts are drawn: no violation of serious or critical impact
+    (contrast, names of charts, menus and dialogs, keyboard access to scrolling regions, links
+    told apart from text, links big enough to tap)."""
     axe = AXE.read_text(encoding="utf-8")
     page = browser.new_page(viewport={"width": width, "height": 900})
     found: list[str] = []
@@ -206,7 +207,8 @@ def test_no_page_has_a_serious_accessibility_violation(built_site: Path, server:
         page.evaluate(DRAW_ALL)
         page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
         page.add_script_tag(content=axe)
-        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']}))"
+        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations'], "
+                                   "rules: {'target-size': {enabled: true}}}))"
                                    ".violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
         found += [f"{rel or '/'} at {width} px: {rule} ({impact}) on {n} node(s), e.g. {target}"
                   for rule, impact, n, target in violations if impact in ("serious", "critical")]
