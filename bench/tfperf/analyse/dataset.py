@@ -6,10 +6,9 @@ tables the renderer draws (it never computes statistics itself).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, update_wrapper
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -86,7 +85,7 @@ def _once_per_dataset(method: Callable[Concatenate[_D, _P], _R]) -> Callable[Con
         if key not in memo:
             memo[key] = method(self, *args, **kwargs)
         return memo[key]  # type: ignore[no-any-return]
-    functools.update_wrapper(once, method)     # its name and docstring
+    update_wrapper(once, method)     # its name and docstring
     return once
 
 
