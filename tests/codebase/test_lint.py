@@ -27,8 +27,8 @@ def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_finds_nothing_in_the_package_tests_scripts_and_snippets() -> None:
-    """The package, the tests, the scripts and the snippets (there without the two rules whose
-    fixes would change what a measured variant runs: pyproject.toml says why)."""
+    """The package, the tests, the scripts and the snippets (the topic snippets without the
+    rules whose fixes would change a stored result's key: pyproject.toml says why)."""
     done = _run("ruff", "check", "--no-cache", "--output-format", "concise", str(PACKAGE), str(ROOT / "tests"),
                 str(ROOT / "scripts"), str(ROOT / "snippets"))
     assert done.returncode == 0, done.stdout + done.stderr

@@ -70,6 +70,7 @@ from .versions import is_development, listing, release_key, short_labels, sort_v
 from .views.advice import Choice, SettingsAdvice, advise, advise_settings
 from .views.answers import (
     ClaimAnswer,
+    ClaimRow,
     QuestionAnswer,
     RunnerAnswer,
     ThenNow,
@@ -101,6 +102,7 @@ __all__ = [
     "Claim",
     "ClaimAnswer",
     "ClaimCheck",
+    "ClaimRow",
     "Dataset",
     "Finding",
     "Headline",

@@ -19,6 +19,7 @@ from ...analyse import (
     RULE,
     VERDICT_RULE,
     ClaimCheck,
+    ClaimRow,
     Dataset,
     Finding,
     LoadedBreakdown,
@@ -344,10 +345,7 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
     last_topic = None
     for f in fs:
         a = f.answer
-        has_page = ctx.topic_pages is None or f.topic in ctx.topic_pages
-        title: Any = link(f"{ctx.prefix}topics/{f.topic}/", f.topic_title) if has_page else f.topic_title
-        if rows and f.topic == last_topic:
-            title = again(f.topic_title)      # linked once, on its first claim
+        title = _topic_cell(ctx, f, again_=bool(rows) and f.topic == last_topic)
         last_topic = f.topic
         cr = ds.claim_result(f.topic, a.claim_id)
         today = [join([element("strong", r.hardware), ": ",
@@ -357,6 +355,16 @@ def block_findings(d: Directive, ctx: Context) -> Markup:
                      join(today, Markup("<br>")) or element("span", f.failed or "no results yet",
                                                              class_="tfperf-nodata")])
     return Markup(legend() + table(["topic", "claim", "today, per runner"], rows) + provenance(ctx, ds.current))
+
+
+def _topic_cell(ctx: Context, row: ClaimRow, again_: bool, anchor: str = "") -> Any:
+    """A claims table's topic cell: linked to the topic's page on its first claim, then
+    repeated for a card on a phone (:func:`again`); plain text for a topic without a page."""
+    if again_:
+        return again(row.topic_title)
+    if ctx.topic_pages is None or row.topic in ctx.topic_pages:
+        return link(f"{ctx.prefix}topics/{row.topic}/{anchor}", row.topic_title)
+    return row.topic_title
 
 
 def block_differences(d: Directive, ctx: Context) -> Markup:
@@ -376,11 +384,7 @@ def block_differences(d: Directive, ctx: Context) -> Markup:
     last_topic = None
     for row in rows_in:
         a = row.answer
-        has_page = ctx.topic_pages is None or row.topic in ctx.topic_pages
-        title: Any = (link(f"{ctx.prefix}topics/{row.topic}/#the-claims-tested", row.topic_title) if has_page
-                      else row.topic_title)
-        if rows and row.topic == last_topic:
-            title = again(row.topic_title)
+        title = _topic_cell(ctx, row, again_=bool(rows) and row.topic == last_topic, anchor="#the-claims-tested")
         last_topic = row.topic
         cells = {r.runner: r.brief for r in a.runners}
         rows.append([title, a.claim_text, *(cells.get(label, "not measured") for label in runners)])
