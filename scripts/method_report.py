@@ -199,7 +199,7 @@ def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
         by = {m.case_id: m for m in d.current}
         out = {}
         for m in d.current:
-            base = by.get(m.interleave_baseline or "")
+            base = by.get(m.interleave.baseline if m.interleave else "")
             if base is not None and base is not m and base.ok and m.ok:
                 out[m.case_id] = d.cache.speedup(base, m).point
         return out

@@ -105,7 +105,7 @@ def run_tfperf(work: Path, plan: Plan, round_: int) -> dict[str, Any]:
     values: dict[str, list[float]] = {}
     for m in [*ds.current, *ds.arrivals]:
         if _ours(m):
-            values[m.arrival] = ([x for r in m.latencies for x in r] if m.latencies else list(m.samples))
+            values[m.arrival_id] = ([x for r in m.latencies for x in r] if m.latencies else list(m.samples))
     wall = sum(float(s["seconds"]) for s in doc["scenarios"] if not any("@" in c for c in s["cases"]))
     return {"values": values, "wall_s": wall}
 

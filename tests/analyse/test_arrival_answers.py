@@ -36,7 +36,7 @@ def test_pattern_ids_parse_and_read_in_words() -> None:
 
 
 def test_back_to_back_tables_never_see_a_pattern(ds: Dataset) -> None:
-    assert {m.arrival for m in ds.measurements} == {"back_to_back"}
+    assert {m.arrival_id for m in ds.measurements} == {"back_to_back"}
     rec = ds.recommendations(TOPIC)
     assert len(rec) == 1 and rec[0].best == "onnx" and rec[0].speedup is not None
     assert rec[0].speedup.point == pytest.approx(4.0)

@@ -17,6 +17,7 @@ from tfperf.analyse.judge.version_verdicts import NOT_AVAILABLE, NOT_MEASURED, V
 from tfperf.analyse.records import Measurement, Source, failed_results, failure_summary, series_names
 from tfperf.analyse.versions import release_key, short_labels, sort_versions, tf_version
 from tfperf.analyse.views.answers import versions_table
+from tfperf.store.result import ResultRecord
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +57,8 @@ def test_history_profile_is_the_same_runner(ds) -> None:  # type: ignore[no-unty
 
 def test_current_is_the_newest_release_not_the_newest_run(ds) -> None:  # type: ignore[no-untyped-def]
     # The history run (2.12 to 2.21) finished ten days after the full run (2.21).
-    hist_at = max(m.finished_at for m in ds.measurements if m.source.profile == "history")
-    assert hist_at > max(m.finished_at for m in ds.measurements if m.source.profile == "full")
+    hist_at = max(m.finished for m in ds.measurements if m.source.profile == "history")
+    assert hist_at > max(m.finished for m in ds.measurements if m.source.profile == "full")
     assert {m.tensorflow for m in ds.current} == {"2.21.0"}
     # Within 2.21.0 the published profile's result stays current; history measured it too.
     assert {m.source.profile for m in ds.current} == {"full"}
@@ -178,11 +179,11 @@ def test_one_release_gives_no_strip() -> None:
 
 
 def _unavailable(status: str, error: str) -> Measurement:
-    return Measurement(source=Source("r/history.json", "r", "history"), runner="r", topic=TOPIC, case_id="c",
-                       params={}, settings={}, variant="v", is_default=False, is_reference=False, status=status,
-                       error=error, samples=(), median=None, ci_low=None, ci_high=None, n=0, first_call_s=None,
-                       within_tolerance=None, max_abs_diff=None, max_rel_diff=None, key={"tensorflow": "2.15.1"},
-                       key_hash="0" * 16, env_id=None, env=None, finished_at=datetime.now(timezone.utc))
+    record = ResultRecord(case_id="c", topic=TOPIC, params={}, settings={}, variant="v", is_default=False,
+                          is_reference=False, status=status, error=error, first_call_s=None, timing=None, output=None,
+                          key={"tensorflow": "2.15.1"}, key_hash="0" * 16, env_id=None,  # type: ignore[typeddict-item]
+                          finished_at=datetime.now(timezone.utc).isoformat())
+    return Measurement.of(record, Source("r/history.json", "r", "history"), "r")
 
 
 def test_unavailable_is_no_failure() -> None:

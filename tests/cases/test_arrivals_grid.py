@@ -154,7 +154,7 @@ def test_old_results_load_as_back_to_back() -> None:
         doc = store.load(FIXTURES / name)
         assert not any("arrival" in r for r in doc["results"])
         ms, noise, _, _ = read_documents([(FIXTURES / name, doc)])
-        assert ms and all(m.arrival == "back_to_back" and m.latencies == () for m in ms)
+        assert ms and all(m.arrival_id == "back_to_back" and m.latencies == () for m in ms)
         assert all(n.arrival == "back_to_back" for n in noise)
         assert all(Arrival.of(r.get("arrival")) == BACK_TO_BACK for r in doc["results"])
 
@@ -166,7 +166,7 @@ def test_a_pattern_result_is_valid_and_read_apart(tmp_path: Path) -> None:
     store.write_atomic(path, doc)
     ds = analyse_documents([(path, store.load(path))], ROOT / "snippets")
     assert [m.case_id for m in ds.arrivals] == [doc["results"][-1]["case_id"]]
-    assert ds.arrivals[0].arrival == "idle-10ms" and len(ds.arrivals[0].latencies) == 3
+    assert ds.arrivals[0].arrival_id == "idle-10ms" and len(ds.arrivals[0].latencies) == 3
     assert len(ds.measurements) == len(doc["results"]) - 1 and all("@" not in m.case_id for m in ds.measurements)
 
 

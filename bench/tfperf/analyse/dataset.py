@@ -252,7 +252,7 @@ class Dataset:
                 "finding": "baseline" if sp.is_baseline else (str(sp.finding) if sp.finding else sp.problem or "–"),
                 "noise": sp.noise.value if sp.noise else None,
                 "status": "stale" if m.stale else ("ok" if m.ok else m.status),
-                "commit": (m.commit or "")[:10], "date": m.finished_at.date().isoformat(),
+                "commit": (m.commit or "")[:10], "date": m.finished.date().isoformat(),
             })
         return rows
 
@@ -328,7 +328,7 @@ class Dataset:
         for m in self.history:
             if m.topic == topic:       # the newest release, not the latest run (a history run of 2.12)
                 k = (m.runner, m.settings_id)
-                rank = (release_key(m.tensorflow), m.finished_at)
+                rank = (release_key(m.tensorflow), m.finished)
                 if k not in newest_version or rank > newest_version[k][1]:
                     newest_version[k] = (m.version, rank)
         # A history profile that does not vary a parameter of the main grid (serving's history
@@ -363,7 +363,7 @@ class Dataset:
                 "correct": exclusion_reason(m) is None, "stale": m.stale,
                 "status": "stale" if m.stale else ("ok" if exclusion_reason(m) is None else "output outside tolerance"
                                                    if m.within_tolerance is False else "not recommended"),
-                "commit": (m.commit or "")[:10], "date": m.finished_at.date().isoformat(),
+                "commit": (m.commit or "")[:10], "date": m.finished.date().isoformat(),
                 "source": m.source.rel,
             })
         return rows
@@ -388,7 +388,7 @@ def analyse_documents(docs: Sequence[tuple[Path, ResultsDoc]], snippets_dir: str
     load_errors = load_errors or []
     topics, failed = _load_topics(snippets_dir)
     every, all_noise, runners, breakdowns = read_documents(docs)
-    mark_stale(every, topics)
+    every = mark_stale(every, topics)
     measurements, noise, arrivals, arrival_noise = back_to_back(every, all_noise)
     errors: list[TfperfError] = [*load_errors, *failed.values()]
     return Dataset(results_root=str(results_root), topics=topics, measurements=measurements, noise=noise,

@@ -1,9 +1,9 @@
-"""What the analysis reads: the results files of a data root, flattened into plain records
-(one per result, per A/A pair, per runner); which of those records count; and a failed
-result in words.
+"""What the analysis reads: the results files of a data root, each result as the store's model
+(:class:`tfperf.store.result.ResultRecord`) with where it came from (a :class:`Measurement`),
+the A/A pairs and the runners; which of those results count; and a failed result in words.
 
-Plain data only; every later stage (comparisons, claims, rendering) works on these
-records, never on the raw JSON.
+Every later stage (comparisons, claims, rendering) works on these records, never on the
+raw JSON.
 
 **The files** (:func:`load_results`). A data root (``data/results``) holds one file per
 runner and profile, ``<root>/<runner>/<profile>.json``; only regular files there are read,
@@ -28,8 +28,7 @@ either. Plain strings; the renderer escapes them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +40,10 @@ from ..store import load_dir
 
 # Re-exported (the "as" marks it so for mypy): analysis and render name results by the
 # harness's own identities.
-from ..store.record_types import Breakdown, Environment, Result, ResultsDoc, Scalar
+from ..store.record_types import Breakdown, Environment, ResultsDoc, Scalar
 from ..store.record_types import params_id as params_id  # noqa: PLC0414
 from ..store.record_types import settings_id as settings_id  # noqa: PLC0414
+from ..store.result import ResultRecord
 from .versions import HISTORY_PROFILE, UNAVAILABLE, is_development, release_key, tf_version
 
 Loaded = tuple[list[tuple[Path, ResultsDoc]], list[ResultsFileError]]
@@ -88,69 +88,35 @@ class LoadedBreakdown:
     env: Environment | None
 
 
-@dataclass
-class Measurement:
+@dataclass(frozen=True, kw_only=True)
+class Measurement(ResultRecord):
+    """A stored result as the analysis reads it: the store's record (its fields and readings,
+    :class:`tfperf.store.result.ResultRecord`) with where it came from (the file and the
+    series name of its runner), the environment record it names, and why it is stale, if it is."""
+
     source: Source
     runner: str
-    topic: str
-    case_id: str
-    params: dict[str, Scalar]
-    settings: dict[str, str]
-    variant: str
-    is_default: bool | None
-    is_reference: bool | None
-    status: str
-    error: str | None
-    samples: tuple[float, ...]
-    median: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int
-    first_call_s: float | None
-    within_tolerance: bool | None
-    max_abs_diff: float | None
-    max_rel_diff: float | None
-    key: Mapping[str, object]     # the stored Key, read with .get: a hand-made file's may lack fields
-    key_hash: str
-    env_id: str | None
-    env: Environment | None
-    finished_at: datetime
-    stale: bool = False
+    env: Environment | None = None
     stale_reason: str | None = None
-    metrics: dict[str, float] = field(default_factory=dict)   # result.metrics (load_s, file_bytes, ...)
-    inner_loops: int = 1                                      # calls per stored sample
-    interleave: str | None = None                             # the interleave it was measured in
-    rounds: tuple[int, ...] = ()                              # the round of each sample
-    interleave_baseline: str | None = None                    # case id of the interleave's baseline
-    output_note: str | None = None                            # output.note (e.g. how many values are NaN)
-    output_values: int | None = None                          # output.values: how many values it has
-    output_nonfinite: int | None = None                       # output.nonfinite: of them NaN/inf, wrongly
-    output_rtol: float | None = None                          # output.rtol, output.atol: the bound it was held to
-    output_atol: float | None = None
-    arrival: str = BACK_TO_BACK.id                            # the arrival pattern's id (tfperf.arrival)
-    latencies: tuple[tuple[float, ...], ...] = ()             # per-request patterns: each round's requests
+
+    @classmethod
+    def of(cls, record: ResultRecord, source: Source, runner: str, env: Environment | None = None) -> Measurement:
+        return cls(**{f.name: getattr(record, f.name) for f in fields(ResultRecord)},
+                   source=source, runner=runner, env=env)
+
+    @property
+    def stale(self) -> bool:
+        return self.stale_reason is not None
 
     def paired_with(self, other: Measurement) -> tuple[list[float], list[float]] | None:
         """Both sample lists restricted to the rounds both have, when the two were measured
         in the same interleave (side by side); None when they were not."""
-        if not self.interleave or self.interleave != other.interleave or not self.rounds or not other.rounds:
+        if not self.interleave_id or self.interleave_id != other.interleave_id or not self.rounds or not other.rounds:
             return None
         mine = dict(zip(self.rounds, self.samples))
         theirs = dict(zip(other.rounds, other.samples))
         common = sorted(set(mine) & set(theirs))
         return [mine[i] for i in common], [theirs[i] for i in common]
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok" and bool(self.samples) and self.median is not None
-
-    @property
-    def params_id(self) -> str:
-        return params_id(self.params)
-
-    @property
-    def settings_id(self) -> str:
-        return settings_id(self.settings)
 
     @property
     def tensorflow(self) -> str:
@@ -227,14 +193,6 @@ class Runner:
         return {k: sorted(v, key=release_key) for k, v in out.items()}
 
 
-def parse_time(text: Any) -> datetime:
-    try:
-        t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    except ValueError:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
-
-
 def settings_of_case_id(case_id: str) -> str:
     """The settings part of "<topic>/<params>/<settings>/<variant>[#aa]"."""
     parts = case_id.split("/")
@@ -279,7 +237,9 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
         envs: dict[str, Environment] = doc.get("environments") or {}
         runner.environments.update(envs)
         for r in doc.get("results") or []:
-            measurements.append(_measurement(source, label, r, envs))
+            env_id = r.get("env_id")
+            measurements.append(Measurement.of(ResultRecord.from_json(r), source, label,
+                                               envs.get(env_id) if env_id else None))
         for a in doc.get("noise") or []:
             noise.append(Noise(runner=label, settings_id=settings_of_case_id(str(a.get("case_id", ""))),
                                rel_noise=float(a.get("rel_noise", 0.0)), case_id=str(a.get("case_id", "")),
@@ -291,87 +251,46 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
     return measurements, noise, runners, breakdowns
 
 
-def _all_nonfinite(output: Mapping[str, Any]) -> bool:
-    """Every value of the output is NaN or inf where the reference's is finite: no value
-    was compared, so the stored difference (0.0 in files written before the harness
-    stored null there) means nothing."""
-    n, bad = output.get("values"), output.get("nonfinite")
-    return isinstance(n, int) and isinstance(bad, int) and n > 0 and bad == n
-
-
-def _measurement(source: Source, runner: str, r: Result, envs: dict[str, Environment]) -> Measurement:
-    timing = r.get("timing")
-    summary: Mapping[str, Any] = (timing.get("summary") if timing else None) or {}
-    output = r.get("output")
-    samples = tuple(float(s) for s in (timing.get("samples") if timing else None) or [])
-    rounds = (timing.get("rounds") if timing else None) or []
-    interleave = r.get("interleave")
-    env_id = r.get("env_id")
-    return Measurement(
-        source=source, runner=runner, topic=str(r.get("topic")), case_id=str(r.get("case_id")),
-        params=dict(r.get("params") or {}), settings={k: str(v) for k, v in (r.get("settings") or {}).items()},
-        variant=str(r.get("variant")), is_default=r.get("is_default"), is_reference=r.get("is_reference"),
-        status=str(r.get("status")), error=r.get("error"), samples=samples,
-        median=summary.get("median"), ci_low=summary.get("ci_low"), ci_high=summary.get("ci_high"),
-        n=int(summary.get("n", len(samples)) or 0), first_call_s=r.get("first_call_s"),
-        within_tolerance=output.get("within_tolerance") if output else (True if r.get("is_reference") else None),
-        max_abs_diff=output.get("max_abs_diff") if output and not _all_nonfinite(output) else None,
-        max_rel_diff=output.get("max_rel_diff") if output and not _all_nonfinite(output) else None,
-        output_note=output.get("note") if output else None,
-        output_values=output.get("values") if output else None,
-        output_nonfinite=output.get("nonfinite") if output else None,
-        output_rtol=output.get("rtol") if output else None, output_atol=output.get("atol") if output else None,
-        key=dict(r.get("key") or {}), key_hash=str(r.get("key_hash")), env_id=env_id,
-        env=envs.get(str(env_id)) if env_id else None, finished_at=parse_time(r.get("finished_at")),
-        metrics={str(k): float(v) for k, v in (r.get("metrics") or {}).items()
-                 if isinstance(v, (int, float)) and not isinstance(v, bool)},
-        inner_loops=max(1, int((timing.get("inner_loops") if timing else None) or 1)),
-        interleave=interleave.get("id") if interleave else None,
-        interleave_baseline=interleave.get("baseline") if interleave else None,
-        rounds=tuple(int(i) for i in rounds) if len(rounds) == len(samples) else (),
-        arrival=arrival["id"] if (arrival := r.get("arrival")) else BACK_TO_BACK.id,
-        latencies=tuple(tuple(float(x) for x in per_round) for per_round in (timing.get("latencies") or [] if timing else [])),
-    )
-
-
 def back_to_back(measurements: Sequence[Measurement], noise: Sequence[Noise]
                  ) -> tuple[list[Measurement], list[Noise], list[Measurement], list[Noise]]:
     """Measurements and A/A records of back to back (what every table of the guide reads),
     then those of the per-request arrival patterns, kept apart: a pattern's result has the
     parameters, settings and variant of a back-to-back one, and would otherwise take its
     place in a scenario."""
-    return ([m for m in measurements if m.arrival == BACK_TO_BACK.id], [n for n in noise if n.arrival == BACK_TO_BACK.id],
-            [m for m in measurements if m.arrival != BACK_TO_BACK.id], [n for n in noise if n.arrival != BACK_TO_BACK.id])
+    return ([m for m in measurements if m.arrival_id == BACK_TO_BACK.id], [n for n in noise if n.arrival == BACK_TO_BACK.id],
+            [m for m in measurements if m.arrival_id != BACK_TO_BACK.id], [n for n in noise if n.arrival != BACK_TO_BACK.id])
 
 
 # -- which results count -----------------------------------------------------------------------
 
 def mark_stale(measurements: Iterable[Measurement], topics: Mapping[str, Topic],
-               harness_version: str = HARNESS_VERSION) -> None:
-    """Set ``stale`` and ``stale_reason`` on each measurement, comparing its key with the
-    key the current snippet and harness would give it."""
-    for m in measurements:
-        topic = topics.get(m.topic)
-        reasons = []
-        if topic is None:
-            reasons.append("the topic no longer exists")
-        elif "source_hash" in m.key:
-            if m.key["source_hash"] != topic.source_hashes.get(m.variant):
-                reasons.append("the code this variant runs, or its entry in the topic YAML, changed since")
-        elif m.key.get("snippet_hash") != topic.snippet_hash:
-            reasons.append("the snippet or its case grid changed since")
-        if str(m.key.get("harness_version")) != str(harness_version):
-            reasons.append(f"the harness changed since (it measured with version {m.key.get('harness_version')}, "
-                           f"this is {harness_version})")
-        m.stale = bool(reasons)
-        m.stale_reason = "; ".join(reasons) or None
+               harness_version: str = HARNESS_VERSION) -> list[Measurement]:
+    """The measurements, each with its ``stale_reason`` (None: current), found by comparing
+    its key with the key the current snippet and harness would give it."""
+    return [replace(m, stale_reason=stale_reason(m, topics.get(m.topic), harness_version)) for m in measurements]
+
+
+def stale_reason(m: ResultRecord, topic: Topic | None, harness_version: str = HARNESS_VERSION) -> str | None:
+    """Why a result no longer stands for what the current code would measure, or None."""
+    reasons = []
+    if topic is None:
+        reasons.append("the topic no longer exists")
+    elif "source_hash" in m.key:
+        if m.key["source_hash"] != topic.source_hashes.get(m.variant):
+            reasons.append("the code this variant runs, or its entry in the topic YAML, changed since")
+    elif m.key.get("snippet_hash") != topic.snippet_hash:
+        reasons.append("the snippet or its case grid changed since")
+    if str(m.key.get("harness_version")) != str(harness_version):
+        reasons.append(f"the harness changed since (it measured with version {m.key.get('harness_version')}, "
+                       f"this is {harness_version})")
+    return "; ".join(reasons) or None
 
 
 def _rank(m: Measurement) -> tuple[Any, ...]:
     # Within one TensorFlow release: current beats stale, the runner's main profile beats
     # the history profile (the published grid is not replaced by the smaller one that
     # measured the same release), ok beats failed, then newest first.
-    return (not m.stale, m.source.profile != HISTORY_PROFILE, m.ok, m.finished_at)
+    return (not m.stale, m.source.profile != HISTORY_PROFILE, m.ok, m.finished)
 
 
 def per_version(measurements: Iterable[Measurement], ok_only: bool = False) -> list[Measurement]:
@@ -385,7 +304,7 @@ def per_version(measurements: Iterable[Measurement], ok_only: bool = False) -> l
         k = (m.runner, m.case_id, m.tensorflow)
         if k not in best or _rank(m) > _rank(best[k]):
             best[k] = m
-    return sorted(best.values(), key=lambda m: (m.runner, m.case_id, release_key(m.tensorflow), m.finished_at))
+    return sorted(best.values(), key=lambda m: (m.runner, m.case_id, release_key(m.tensorflow), m.finished))
 
 
 def current(measurements: Iterable[Measurement]) -> list[Measurement]:

@@ -1,11 +1,14 @@
 """Versioned JSON results files: what one is, reading and writing it safely, and every way
 it changes.
 
-Nine modules, each importing only those listed above it:
+Ten modules, each importing only those listed above it:
 
 * ``record_types`` – the stored records as types (``ResultsDoc`` and what it holds), field
   for field what the schema allows, and their stable identifiers: a case's id and its
   parts, the hash of a result's key and of an environment record;
+* ``result``       – the result model: one measured case as frozen dataclasses
+  (``ResultRecord`` and its timing, output and interleave), which the harness builds, ``append``
+  writes (``to_json``) and the analysis reads (``from_json``);
 * ``schema``       – the version this tfperf writes (``SCHEMA_VERSION``), the profiles, the
   rule for names, where the packaged JSON Schema files (``schema_v1.json``,
   ``schema_v2.json``) lie, and the step-by-step migrations (``MIGRATIONS``) from older

@@ -29,6 +29,7 @@ from .files import LIST_KEYS, assemble, load, new_doc, publish, read_regular, re
 from .lock import locked
 from .merge import SORT_KEYS, canonical, merge_docs
 from .record_types import Environment, ResultsDoc, Runner
+from .result import ResultRecord
 from .validate import checked, short, trusted
 
 # A record of any of the four lists: kept, placed and encoded alike, whatever its kind.
@@ -109,7 +110,7 @@ def _without_records(doc: ResultsDoc) -> ResultsDoc:
     return out
 
 
-def append(path: str | Path, *, runner_label: str, profile: str, results: Iterable[AnyRecord] = (),
+def append(path: str | Path, *, runner_label: str, profile: str, results: Iterable[ResultRecord | AnyRecord] = (),
            environments: Mapping[str, Environment] | None = None, noise: Iterable[AnyRecord] = (),
            breakdowns: Iterable[AnyRecord] = (), scenarios: Iterable[AnyRecord] = (), force: bool = False,
            description: str | None = None, contributed_by: str | None = None) -> ResultsDoc:
@@ -132,7 +133,8 @@ def append(path: str | Path, *, runner_label: str, profile: str, results: Iterab
         fresh: list[AnyRecord] = []
         batch: set[str] = set()                      # identical records within this call
         new_ok: set[tuple[Any, Any]] = set()
-        for r in results:
+        for record in results:
+            r: AnyRecord = record.to_json() if isinstance(record, ResultRecord) else record
             c = canonical(r)
             if f"results:{c}" in kept.seen or c in batch:
                 continue

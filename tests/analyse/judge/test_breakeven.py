@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime
 
 import pytest
 from hypothesis import given
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 
 from tfperf.analyse.judge.per_step import breakeven_calls, breakeven_table, ten_run_view
 from tfperf.analyse.records import Measurement, Source
+from tfperf.store.result import OutputRecord, ResultRecord, TimingRecord
 
 
 def _total(first: float, per: float, n: int) -> float:
@@ -54,12 +54,14 @@ def _result(case_id: str, variant: str, first: float, samples: list[float], loop
             status: str = "ok", finished: str = "2026-01-01T00:00:00+00:00") -> Measurement:
     s = sorted(samples)
     n = len(s)
-    return Measurement(source=Source("r/full.json", "r", "full"), runner="r", topic="t", case_id=case_id + "/" + variant,
-                       params={"batch": int(case_id.split("batch=")[1].split("/")[0])}, settings={}, variant=variant,
-                       is_default=None, is_reference=None, status=status, error=None, samples=tuple(samples),
-                       median=s[n // 2], ci_low=s[0], ci_high=s[-1], n=n, first_call_s=first, within_tolerance=True,
-                       max_abs_diff=None, max_rel_diff=None, key={}, key_hash="0" * 16, env_id=None, env=None,
-                       finished_at=datetime.fromisoformat(finished), inner_loops=loops)
+    summary = {"n": n, "median": s[n // 2], "iqr": 0.0, "ci_low": s[0], "ci_high": s[-1], "min": s[0], "max": s[-1]}
+    record = ResultRecord(case_id=case_id + "/" + variant, topic="t", variant=variant, settings={},
+                          params={"batch": int(case_id.split("batch=")[1].split("/")[0])},
+                          status=status, error=None, first_call_s=first, key={}, key_hash="0" * 16, env_id=None,  # type: ignore[typeddict-item]
+                          timing=TimingRecord(inner_loops=loops, summary=summary, samples=tuple(samples)),
+                          output=OutputRecord(max_abs_diff=None, max_rel_diff=None, within_tolerance=True),
+                          finished_at=finished)
+    return Measurement.of(record, Source("r/full.json", "r", "full"), "r")
 
 
 def test_table_pairs_variants_per_scenario_and_uses_the_newest_ok_result() -> None:

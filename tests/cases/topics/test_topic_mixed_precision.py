@@ -123,7 +123,7 @@ def test_every_16_bit_output_of_the_run_is_within_the_bound(ds) -> None:  # type
     for m in ms:
         if m.variant != "float32":
             assert m.within_tolerance is True and m.max_abs_diff is not None
-            assert (m.output_rtol, m.output_atol) == (0.02, 0.05)
+            assert m.output and (m.output.rtol, m.output.atol) == (0.02, 0.05)
 
 
 def test_outputs_block_states_differences_bound_and_the_cpus_bf16_instructions(ds) -> None:  # type: ignore[no-untyped-def]

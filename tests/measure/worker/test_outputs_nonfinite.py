@@ -43,15 +43,16 @@ def test_the_analysis_reads_the_count_from_the_fields_and_from_an_older_note() -
     from dataclasses import replace
 
     from tfperf.analyse.judge.scenarios import nonfinite, output_error
-    from tfperf.analyse.records import Measurement
+    from tfperf.store.result import OutputRecord, ResultRecord
 
-    base = Measurement.__new__(Measurement)
-    fields = {f: None for f in Measurement.__dataclass_fields__}
-    object.__setattr__(base, "__dict__", {**fields, "within_tolerance": False, "max_abs_diff": 0.1})
-    new = replace(base, output_values=40, output_nonfinite=40, output_note="anything")
-    old = replace(base, output_note="3 of 40 values non-finite (NaN or inf) where the other output is finite")
-    finite = replace(base, output_values=40, output_nonfinite=0)
+    out = OutputRecord(max_abs_diff=0.1, max_rel_diff=None, within_tolerance=False)
+    base = ResultRecord(case_id="t//default/v", topic="t", params={}, settings={}, variant="v", key={},  # type: ignore[typeddict-item]
+                        key_hash="0" * 16, env_id=None, status="ok", error=None, first_call_s=None, timing=None,
+                        output=out, finished_at="2026-01-01T00:00:00+00:00")
+    new = replace(base, output=replace(out, values=40, nonfinite=40, note="anything"))
+    old = replace(base, output=replace(out, note="3 of 40 values non-finite (NaN or inf) where the other output is finite"))
+    finite = replace(base, output=replace(out, values=40, nonfinite=0))
     assert nonfinite(new) == (40, 40) and output_error(new) == "NaN or inf in all 40 values"
     assert nonfinite(old) == (3, 40) and output_error(old) == "NaN or inf in 3 of 40 values"
     assert nonfinite(finite) is None and output_error(finite) == "max abs diff 0.1"
-    assert nonfinite(replace(new, within_tolerance=True)) is None
+    assert nonfinite(replace(new, output=replace(out, values=40, nonfinite=40, within_tolerance=True))) is None

@@ -34,7 +34,7 @@ def pattern_words(arrival_id: str) -> str:
 
 def pattern_results(measurements: Sequence[Measurement], topic: str, arrival_id: str) -> list[Measurement]:
     """The current result of each case of ``topic`` measured with the pattern."""
-    return current([m for m in measurements if m.topic == topic and m.arrival == arrival_id])
+    return current([m for m in measurements if m.topic == topic and m.arrival_id == arrival_id])
 
 
 def pattern_noise(noise: Sequence[Noise], arrival_id: str) -> list[Noise]:
@@ -43,7 +43,7 @@ def pattern_noise(noise: Sequence[Noise], arrival_id: str) -> list[Noise]:
 
 def pattern_ids(measurements: Sequence[Measurement], topic: str) -> list[str]:
     """The per-request patterns ``topic`` has results of: idle ones by gap, then Poisson ones by rate."""
-    ids = {m.arrival for m in measurements if m.topic == topic}
+    ids = {m.arrival_id for m in measurements if m.topic == topic}
 
     def key(i: str) -> tuple[int, float]:
         kind, _, value = i.partition("-")
@@ -120,7 +120,7 @@ def _percentiles(m: Measurement) -> list[stats.Percentile | None]:
 
 def p99_floor(noise: Sequence[Noise], baseline: Measurement) -> float | None:
     """The A/A noise at p99 of the interleave the baseline was measured in."""
-    own = [n.p99_noise for n in noise if n.interleave and n.interleave == baseline.interleave
+    own = [n.p99_noise for n in noise if n.interleave and n.interleave == baseline.interleave_id
            and n.p99_noise is not None]
     return max(own) if own else None
 
@@ -163,7 +163,7 @@ def pattern_tables(measurements: Sequence[Measurement], noise: Sequence[Noise], 
                        if baseline_settings else (m.settings_id, _params_key(m), m.variant != default, m.variant))
             rows = tuple(_row(m, base[id(m)], own_noise, cache) for m in group)
             bases = {id(b): b for b in base.values() if b is not None}.values()
-            floors = [pair_noise(own_noise, b, b, topic) for b in bases if b.interleave]
+            floors = [pair_noise(own_noise, b, b, topic) for b in bases if b.interleave_id]
             p99s = [f for b in bases if (f := p99_floor(own_noise, b)) is not None]
             out.append(PatternTable(runner, profile, arrival, default, rows,
                                     max(floors, key=lambda n: n.value) if floors else None,

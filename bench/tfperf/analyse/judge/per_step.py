@@ -295,7 +295,7 @@ def _apart(g: StepGroup) -> float:
     """Seconds between the earliest and the latest step count's median finish time."""
     times: list[float] = []
     for k in g.steps:
-        ts = sorted(m.finished_at.timestamp() for s in g.series for kk, m in s.by_steps.items() if kk == k)
+        ts = sorted(m.finished.timestamp() for s in g.series for kk, m in s.by_steps.items() if kk == k)
         if ts:
             times.append(ts[len(ts) // 2])
     return max(times) - min(times) if times else 0.0
@@ -390,7 +390,7 @@ def latest_ok(measurements: Iterable[Measurement]) -> dict[str, Measurement]:
     case may repeat; ``Dataset.current`` has already chosen one per case)."""
     out: dict[str, Measurement] = {}
     for m in measurements:
-        if m.ok and m.first_call_s is not None and (m.case_id not in out or m.finished_at >= out[m.case_id].finished_at):
+        if m.ok and m.first_call_s is not None and (m.case_id not in out or m.finished >= out[m.case_id].finished):
             out[m.case_id] = m
     return out
 

@@ -122,7 +122,7 @@ class RatioCache:
         latencies (per-request patterns), from the rounds both measured side by side
         (:func:`tfperf.stats.paired_quantile_ratio`, a bootstrap over whole rounds, memoised);
         None without 6 such rounds."""
-        if not baseline.interleave or baseline.interleave != candidate.interleave:
+        if not baseline.interleave_id or baseline.interleave_id != candidate.interleave_id:
             return None
         mine, theirs = dict(zip(baseline.rounds, baseline.latencies)), dict(zip(candidate.rounds, candidate.latencies))
         common = [i for i in sorted(set(mine) & set(theirs)) if mine[i] and theirs[i]]
@@ -247,9 +247,10 @@ def nonfinite(m: Measurement) -> tuple[int, int] | None:
     outside tolerance that has such values, else None."""
     if m.within_tolerance is not False:
         return None
-    if m.output_nonfinite is not None and m.output_values is not None:
-        return (m.output_nonfinite, m.output_values) if m.output_nonfinite else None
-    match = _NONFINITE.match(m.output_note or "")
+    out = m.output
+    if out is not None and out.nonfinite is not None and out.values is not None:
+        return (out.nonfinite, out.values) if out.nonfinite else None
+    match = _NONFINITE.match(out.note or "" if out else "")
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
@@ -261,7 +262,7 @@ def output_error(m: Measurement) -> str | None:
     bad = nonfinite(m)
     if bad is not None:
         return f"NaN or inf in {'all ' + str(bad[1]) if bad[0] == bad[1] else f'{bad[0]} of {bad[1]}'} values"
-    return f"max abs diff {m.max_abs_diff:.3g}" if m.max_abs_diff is not None else m.output_note
+    return f"max abs diff {m.max_abs_diff:.3g}" if m.max_abs_diff is not None else (m.output.note if m.output else None)
 
 
 def exclusion_reason(m: Measurement) -> str | None:
@@ -311,7 +312,7 @@ def recommend(sc: Scenario, default: str, noise_records: list[Noise], cache: Rat
     fastest = min(ok, key=lambda m: m.median or float("inf")) if ok else None
     d = sc.variants.get(default)
     nf = noise_floor(noise_records, sc.runner, settings_id(sc.settings), sc.topic,
-                     interleave=d.interleave if d is not None else None)
+                     interleave=d.interleave_id if d is not None else None)
     speed: Ratio | None = None
     finding: Finding | None = None
     margin = max(nf.value, MARGIN)
@@ -360,8 +361,8 @@ class SettingsSpeedup:
 def pair_noise(noise: list[Noise], a: Measurement, b: Measurement, topic: str) -> NoiseFloor:
     """The noise floor of comparing ``a`` with ``b``: their scenario's own A/A pair when
     they were measured side by side, else the larger floor of their two settings groups."""
-    if a.interleave and a.interleave == b.interleave:
-        return noise_floor(noise, a.runner, a.settings_id, topic, interleave=a.interleave)
+    if a.interleave_id and a.interleave_id == b.interleave_id:
+        return noise_floor(noise, a.runner, a.settings_id, topic, interleave=a.interleave_id)
     return max(noise_floor(noise, a.runner, a.settings_id, topic), noise_floor(noise, b.runner, b.settings_id, topic),
                key=lambda n: n.value)
 

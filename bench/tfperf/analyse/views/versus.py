@@ -81,9 +81,7 @@ def side(name: str, path: str | Path, doc: ResultsDoc, topics: dict[str, Topic])
     """One loaded results document as a :class:`Side` named ``name`` (stale results marked)."""
     every, all_noise, runners, _ = read_documents([(Path(path), doc)])
     ms, noise, _, _ = back_to_back(every, all_noise)        # the arrival patterns are not compared here yet
-    mark_stale(ms, topics)
-    for m in ms:
-        m.runner = name
+    ms = [dataclasses.replace(m, runner=name) for m in mark_stale(ms, topics)]
     noise = [dataclasses.replace(n, runner=name) for n in noise]
     r = next(iter(runners.values()), None)
     return Side(name=name, path=str(path), runner=str(doc["runner"]["label"]), profile=str(doc["profile"]),

@@ -33,6 +33,7 @@ from ...hardware import cpu_identity
 from ...store import Claims, ResultExists
 from ...store.record_types import Environment, Key, Noise, key_hash, settings_id
 from ...store.record_types import Scenario as ScenarioRecord
+from ...store.result import ResultRecord
 from .. import envinfo
 from ..worker.protocol import CaseFields, Sampling
 from .pool import Pool, default_max_live
@@ -499,7 +500,7 @@ class Runner:
         self._stop = True
         raise _Interrupted(signum)
 
-    def _save(self, results: Sequence[Mapping[str, object]] = (), environments: Mapping[str, Environment] | None = None,
+    def _save(self, results: Sequence[ResultRecord] = (), environments: Mapping[str, Environment] | None = None,
               noise: Sequence[Mapping[str, object]] = (), breakdowns: Sequence[Mapping[str, object]] = (),
               scenarios: Sequence[Mapping[str, object]] = (), force: bool = False) -> None:
         store.append(self.path, runner_label=self.options.runner, profile=self.options.profile,
@@ -597,8 +598,8 @@ class Runner:
         except ResultsFileError as exc:
             raise not_stored(exc, scenario, len(out.results)) from None
         self.report.ran += len(out.results)
-        self.report.failed += sum(1 for r in out.results if r["status"] not in ("ok", "unavailable"))
-        self.report.unavailable += sum(1 for r in out.results if r["status"] == "unavailable")
+        self.report.failed += sum(1 for r in out.results if r.status not in ("ok", "unavailable"))
+        self.report.unavailable += sum(1 for r in out.results if r.status == "unavailable")
         self.report.noise += out.noise
         self.report.scenarios += out.scenarios
 

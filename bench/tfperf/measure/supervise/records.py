@@ -29,21 +29,19 @@ from ...arrival import Arrival, ArrivalRecord
 from ...cases import Case
 from ...store.record_types import (
     Breakdown,
-    Interleave,
     Key,
     MachineState,
     Noise,
     Percentile,
-    Result,
     ScenarioStoppedBy,
     Status,
     StoppedBy,
     Summary,
     Tail,
-    Timing,
     key_hash,
 )
 from ...store.record_types import Scenario as ScenarioRecord
+from ...store.result import InterleaveRecord, OutputRecord, ResultRecord, TimingRecord
 from .. import envinfo
 from ..worker.protocol import BreakdownResult, BreakdownTask, CaseFields, CaseTask, Sampling, WorkerResult
 from .rounds import AA_SUFFIX, Rounds
@@ -99,25 +97,23 @@ def failure(status: Status, error: str) -> WorkerResult:
             "duration_s": 0.0}
 
 
-def result_record(task: Task, worker: WorkerResult, timing: Timing | None, env: str | None,
-                  interleave: Interleave, arrival: ArrivalRecord | None) -> Result:
+def result_record(task: Task, worker: WorkerResult, timing: TimingRecord | None, env: str | None,
+                  interleave: InterleaveRecord, arrival: ArrivalRecord | None) -> ResultRecord:
     """A result record: the case, its key, what its worker measured (its timing taken
     from the rounds), its interleave and, under a per-request pattern, its arrivals."""
     c = task.case
-    out: Result = {
-        "case_id": c.case_id, "topic": c.topic, "params": c.params, "settings": c.settings, "variant": c.variant,
-        "is_reference": c.is_reference, "is_default": c.variant == c.default,
-        "key": task.key, "key_hash": key_hash(task.key), "env_id": env,
-        "status": worker["status"], "error": worker["error"], "first_call_s": worker["first_call_s"],
-        "warmup": worker["warmup"], "timing": timing, "output": worker["output"], "setup_s": worker["setup_s"],
-        "metrics": worker["metrics"], "started_at": worker["started_at"], "finished_at": worker["finished_at"],
-        "duration_s": worker["duration_s"], "interleave": interleave}
-    if arrival is not None:
-        out["arrival"] = arrival
-    return out
+    output = worker["output"]
+    return ResultRecord(
+        case_id=c.case_id, topic=c.topic, params=c.params, settings=c.settings, variant=c.variant,
+        is_reference=c.is_reference, is_default=c.variant == c.default,
+        key=task.key, key_hash=key_hash(task.key), env_id=env,
+        status=worker["status"], error=worker["error"], first_call_s=worker["first_call_s"],
+        warmup=worker["warmup"], timing=timing, output=OutputRecord.from_json(output) if output else None,
+        setup_s=worker["setup_s"], metrics=worker["metrics"], started_at=worker["started_at"],
+        finished_at=worker["finished_at"], duration_s=worker["duration_s"], interleave=interleave, arrival=arrival)
 
 
-def timed(prepared: WorkerResult, rounds: Rounds, name: str, stopped_by: StoppedBy) -> Timing | None:
+def timed(prepared: WorkerResult, rounds: Rounds, name: str, stopped_by: StoppedBy) -> TimingRecord | None:
     """The timing of the worker's prepared case, from the rounds' samples of slot ``name``
     (at the inner loops the worker calibrated, 1 if it gave none); None when the rounds
     have no sample of it."""
@@ -126,7 +122,7 @@ def timed(prepared: WorkerResult, rounds: Rounds, name: str, stopped_by: Stopped
     return timing_record(rounds, name, loops, stopped_by)
 
 
-def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: StoppedBy) -> Timing | None:
+def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: StoppedBy) -> TimingRecord | None:
     """The stored timing of slot ``name``: its samples (6 significant digits) in round order,
     their summary and the rounds they came from; under a per-request pattern each round's
     latencies and their percentiles too. None when the slot has no sample."""
@@ -135,13 +131,11 @@ def timing_record(rounds: Rounds, name: str, inner_loops: int, stopped_by: Stopp
         return None
     idx = sorted(got)
     samples = [float(f"{got[i]:.6g}") for i in idx]
-    out: Timing = {"inner_loops": inner_loops, "summary": summary_record(stats.summarize(samples)),
-                   "samples": samples, "stopped_by": stopped_by, "rounds": idx}
     latencies = rounds.latencies.get(name)
-    if latencies:
-        out["latencies"] = [latencies[i] for i in idx]
-        out["tail"] = tail_record([x for i in idx for x in latencies[i]])
-    return out
+    return TimingRecord(inner_loops=inner_loops, summary=summary_record(stats.summarize(samples)),
+                        samples=tuple(samples), stopped_by=stopped_by, rounds=tuple(idx),
+                        latencies=tuple(tuple(latencies[i]) for i in idx) if latencies else (),
+                        tail=tail_record([x for i in idx for x in latencies[i]]) if latencies else None)
 
 
 def summary_record(s: stats.Summary) -> Summary:
@@ -160,13 +154,11 @@ def tail_record(latencies: list[float]) -> Tail:
     return {"n": len(latencies), "p50": p50, "p90": p90, "p99": p99}
 
 
-def interleave_record(interleave: str, baseline: Task, seed: str, output_reference: Task | None) -> Interleave:
+def interleave_record(interleave: str, baseline: Task, seed: str, output_reference: Task | None) -> InterleaveRecord:
     """What each result stores of its interleave: its id, the baseline's case id, the seed of
     its round order and, once one saved its output, the output reference's case id."""
-    out: Interleave = {"id": interleave, "baseline": baseline.case.case_id, "seed": seed}
-    if output_reference is not None:
-        out["output_reference"] = output_reference.case.case_id
-    return out
+    return InterleaveRecord(id=interleave, baseline=baseline.case.case_id, seed=seed,
+                            output_reference=output_reference.case.case_id if output_reference else None)
 
 
 def noise_record(rounds: Rounds, aa: tuple[float, float, float], baseline: Task, env: str | None,

@@ -36,8 +36,9 @@ from typing import TypedDict
 
 from ... import stats
 from ...arrival import ArrivalRecord, Pattern
-from ...store.record_types import Breakdown, Environment, Noise, Result, ScenarioStoppedBy, Status, Timing, env_id
+from ...store.record_types import Breakdown, Environment, Noise, ScenarioStoppedBy, Status, env_id
 from ...store.record_types import Scenario as ScenarioRecord
+from ...store.result import ResultRecord, TimingRecord
 from .. import envinfo
 from ..worker.protocol import (
     Answer,
@@ -63,7 +64,7 @@ CALIBRATION_ROUNDS = 7       # back-to-back blocks per case before a per-request
 class Outcome:
     """What a scenario leaves to store."""
 
-    results: list[Result] = field(default_factory=list)
+    results: list[ResultRecord] = field(default_factory=list)
     noise: list[Noise] = field(default_factory=list)
     scenarios: list[ScenarioRecord] = field(default_factory=list)
     breakdowns: list[Breakdown] = field(default_factory=list)
@@ -416,7 +417,7 @@ class ScenarioRun:
             self.out.noise.append(records.noise_record(rounds, aa, self.baseline, env, self.id, self.arrival))
 
     def _result(self, task: Task, rounds: Rounds,
-                stopped_by: ScenarioStoppedBy) -> tuple[WorkerResult, Timing | None]:
+                stopped_by: ScenarioStoppedBy) -> tuple[WorkerResult, TimingRecord | None]:
         """What the task's worker gave and its timing taken from the rounds (the case is then
         finished); its failure and no timing when it failed, or when the rounds took no
         sample of it."""

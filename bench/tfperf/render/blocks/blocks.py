@@ -512,7 +512,7 @@ def block_failures(d: Directive, ctx: Context) -> Markup:
         topic: Any = (link(f"{ctx.prefix}topics/{m.topic}/", m.topic) if has_page
                       else join([m.topic, " ", element("em", "(no page)")]))
         rows.append([topic, element("code", m.runner), element("code", m.case_id), error_line(m),
-                     m.finished_at.date().isoformat(), stale_mark([m])])
+                     m.finished.date().isoformat(), stale_mark([m])])
     return Markup(table(["topic", "runner", "case", "what went wrong", "measured", STALE_HEAD], rows)
                   + provenance(ctx, failed))
 

@@ -383,7 +383,7 @@ ISA_NAMES = {"avx512_bf16": "AVX-512 BF16", "amx_bf16": "AMX BF16", "amx_tile": 
 def _isa_line(ms: list[Measurement], flags: list[str]) -> Markup:
     """The CPU's instructions named in ``flags`` as its environment records them: has, lacks,
     or not recorded (an environment without flags, e.g. a platform where none were read)."""
-    env = next((m.env for m in sorted(ms, key=lambda m: m.finished_at, reverse=True) if m.env), None)
+    env = next((m.env for m in sorted(ms, key=lambda m: m.finished, reverse=True) if m.env), None)
     isa = (env.get("isa") if env else None) or {}
     parts = [f"{ISA_NAMES.get(f, f)} {'yes' if isa.get(f) else 'no'}" if f in isa
              else f"{ISA_NAMES.get(f, f)} not recorded" for f in flags]
@@ -394,8 +394,8 @@ def _isa_line(ms: list[Measurement], flags: list[str]) -> Markup:
 
 
 def _bound(ms: list[Measurement], reference: str) -> str:
-    bounds = sorted({(m.output_atol, m.output_rtol) for m in ms if m.output_atol is not None
-                     and m.output_rtol is not None})
+    bounds = sorted({(m.output.atol, m.output.rtol) for m in ms if m.output and m.output.atol is not None
+                     and m.output.rtol is not None})
     if not bounds:
         return ""
     return "; ".join(f"|output − {reference}'s| ≤ {a:g} + {r:g} × |{reference}'s|" for a, r in bounds)

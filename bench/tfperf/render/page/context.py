@@ -218,7 +218,7 @@ def provenance(ctx: Context, ms: Iterable[Measurement]) -> Markup:
         e = by_src.setdefault(m.source.rel, _Origin(m.runner))
         if m.commit:
             e.commits.add(m.commit[:10])
-        e.dates.add(m.finished_at.date().isoformat())
+        e.dates.add(m.finished.date().isoformat())
     if not by_src:
         return Markup("")
     items = []
