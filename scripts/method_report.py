@@ -46,6 +46,21 @@ def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:
     return ds
 
 
+def standing(doc: dict[str, Any]) -> dict[str, Any]:
+    """The file as it stands: the scenarios (with their A/A pairs and results) that hold each
+    case's newest result under each TensorFlow and Keras. A scenario measured again (``tfperf
+    run --force``) keeps its earlier records in the file, but its new rounds replace them."""
+    newest: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
+    for r in doc["results"]:
+        k = (r["case_id"], r["key"].get("tensorflow"), r["key"].get("keras"))
+        if k not in newest or r["finished_at"] > newest[k]["finished_at"]:
+            newest[k] = r
+    ids = {r["interleave"]["id"] for r in newest.values() if r.get("interleave")}
+    return {**doc, "noise": [n for n in doc["noise"] if n.get("interleave") in ids],
+            "scenarios": [s for s in doc["scenarios"] if s["id"] in ids],
+            "results": [r for r in doc["results"] if (r.get("interleave") or {}).get("id") in ids]}
+
+
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{x * 100:.1f}%"
 
@@ -245,10 +260,15 @@ def main(argv: list[str] | None = None) -> int:
     path = store.results_path(args.data, args.runner, args.profile)
     doc = store.load(path)
     ds = _restrict(analyse(Path(args.data) / "results", args.snippets), args.runner, args.profile)
-    ms = {(m.case_id, m.env_id): m for m in ds.measurements}
+    ms = {(m.case_id, m.env_id): m for m in sorted(ds.measurements, key=lambda m: m.finished)}   # the newest
     ok = True
+    stands = standing(doc)
+    again_n = len(doc["scenarios"]) - len(stands["scenarios"])
     print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(doc['results'])} results, "
-          f"{len(doc['scenarios'])} scenarios")
+          f"{len(doc['scenarios'])} scenarios" + (f"; {again_n} of them measured again since, so below: "
+                                                f"{len(stands['results'])} results, {len(stands['scenarios'])} scenarios"
+                                                if again_n else ""))
+    doc = stands
     lines, good = aa_pairs(doc["noise"], ms)
     ok &= good
     print("\n".join(lines))
