@@ -177,8 +177,8 @@ def test_a_wrong_format_is_flagged_and_never_recommended(wrong_fastest: Path) ->
         assert "converter said no" in rec.excluded["tflite_plain"]
         assert rec.default == "tf_function"             # the speedup is over what a server would otherwise run
         assert rec.speedup is not None and rec.speedup.point == pytest.approx(1e-3 / 3e-4)
-    rows = [r for r in ds.chart_rows("serving_formats") if r["variant"] == "onnx"]
-    assert rows and all(r["status"] == "output outside tolerance" and not r["correct"] for r in rows)
+    rows = [r for r in ds.chart_rows("serving_formats") if r.case.variant == "onnx"]
+    assert rows and all(r.status == "output outside tolerance" and not r.correct for r in rows)
 
 
 def test_a_claim_won_by_a_wrong_format_says_so(wrong_fastest: Path) -> None:

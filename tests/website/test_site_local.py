@@ -165,12 +165,12 @@ def test_quick_file_in_published_root_is_its_own_series(tmp_path: Path) -> None:
     assert {k: v for k, v in findings(mixed).items() if k[1] != "fixture-a/quick"} == findings(clean)
     assert findings(clean)[("fast_beats_default", "fixture-a")][:2] == (Finding.FASTER, Verdict.HOLDS)
     assert findings(mixed)[("fast_beats_default", "fixture-a/quick")][:2] == (Finding.SLOWER, Verdict.DOES_NOT_HOLD)
-    rows = lambda ds, runner: sorted(json.dumps(r, sort_keys=True) for r in ds.chart_rows(TOPIC)
-                                      if r["runner"] == runner)
+    rows = lambda ds, runner: sorted(json.dumps(r.columns(), sort_keys=True) for r in ds.chart_rows(TOPIC)
+                                      if r.runner == runner)
     assert rows(mixed, "fixture-a") == rows(clean, "fixture-a")
     profiles: dict[str, set[str]] = {}
     for r in mixed.chart_rows(TOPIC):
-        profiles.setdefault(r["runner"], set()).add(r["profile"])
+        profiles.setdefault(r.runner, set()).add(r.profile)
     assert profiles == {"fixture-a": {"full"}, "fixture-a/quick": {"quick"}, "fixture-b": {"full"}}
 
 

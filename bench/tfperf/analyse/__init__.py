@@ -8,9 +8,10 @@ modules:
 
 * ``versions``  – TensorFlow releases as a dimension of the results: which release a result
   measured, their numeric order, how a page names them, development builds;
-* ``records``   – the results files of a data root read and flattened into plain records
-  (measurements, A/A pairs, runners, chart rows), which of them count (stale marking, the
-  current result per case, history per release), and failed results in words;
+* ``records``   – the results files of a data root read into records (measurements, A/A
+  pairs, runners), which of them count (stale marking, the current result per case, history
+  per release), failed results in words, and the rows charts draw (with the one naming rule
+  of the flat table Vega-Lite reads them as);
 * ``origins``   – the figures a topic's sources reported, from ``docs/sources/<topic>.yaml``;
 * ``judge/``    – judging the records (imports ``records`` and ``versions``, never
   ``dataset`` or ``views``): the one vocabulary of findings (faster, slower, the same,
@@ -65,7 +66,21 @@ from .judge.version_verdicts import (
     steady_text,
 )
 from .origins import Origin, Sources, load_sources
-from .records import ChartRow, LoadedBreakdown, Measurement, error_line, failed_results, params_id, settings_id
+from .records import (
+    PARAM,
+    PARAM_WORDS,
+    SETTING,
+    SETTING_WORDS,
+    ChartRow,
+    LoadedBreakdown,
+    Measurement,
+    SettingsRow,
+    TableRow,
+    error_line,
+    failed_results,
+    params_id,
+    settings_id,
+)
 from .versions import is_development, listing, release_key, short_labels, sort_versions
 from .views.advice import Choice, SettingsAdvice, advise, advise_settings
 from .views.answers import (
@@ -93,7 +108,11 @@ __all__ = [
     "NOT_AVAILABLE",
     "NOT_MEASURED",
     "N_BOOT",
+    "PARAM",
+    "PARAM_WORDS",
     "RULE",
+    "SETTING",
+    "SETTING_WORDS",
     "SUMMARY_RULE",
     "VERDICT_RULE",
     "WORDS",
@@ -116,10 +135,12 @@ __all__ = [
     "RatioCache",
     "RunnerAnswer",
     "SettingsAdvice",
+    "SettingsRow",
     "Sources",
     "SpeedupRow",
     "StepGroup",
     "StepSeries",
+    "TableRow",
     "ThenNow",
     "ThisMachine",
     "Verdict",

@@ -35,7 +35,9 @@ from .records import (
     LoadedBreakdown,
     Measurement,
     Noise,
+    RowCase,
     Runner,
+    SettingsRow,
     back_to_back,
     current,
     history,
@@ -234,38 +236,34 @@ class Dataset:
             return []
         return settings_speedups(self.current, topic, info.baseline_settings, self.noise, self.cache)
 
-    def settings_rows(self, topic: str) -> list[ChartRow]:
+    def settings_rows(self, topic: str) -> list[SettingsRow]:
         """One row per (runner, case) with its speedup over the baseline settings: the data
         behind a settings chart (current results only)."""
         rows = []
         for sp in self.settings_speedups(topic):
             m = sp.measurement
             div = self.per_call_divisor(topic, m.params)
-            rows.append({
-                "runner": m.runner, "version": m.version,
-                **self._display(topic, m),
-                "median": _div(m.median, div), "ci_low": _div(m.ci_low, div), "ci_high": _div(m.ci_high, div),
-                "n": m.n,
-                "speedup": sp.ratio.point if sp.ratio else None,
-                "speedup_low": sp.ratio.low if sp.ratio else None,
-                "speedup_high": sp.ratio.high if sp.ratio else None,
-                "finding": "baseline" if sp.is_baseline else (str(sp.finding) if sp.finding else sp.problem or "–"),
-                "noise": sp.noise.value if sp.noise else None,
-                "status": "stale" if m.stale else ("ok" if m.ok else m.status),
-                "commit": (m.commit or "")[:10], "date": m.finished.date().isoformat(),
-            })
+            rows.append(SettingsRow(
+                runner=m.runner, version=m.version, case=self.row_case(topic, m),
+                median=_div(m.median, div), ci_low=_div(m.ci_low, div), ci_high=_div(m.ci_high, div), n=m.n,
+                speedup=sp.ratio.point if sp.ratio else None,
+                speedup_low=sp.ratio.low if sp.ratio else None,
+                speedup_high=sp.ratio.high if sp.ratio else None,
+                finding="baseline" if sp.is_baseline else (str(sp.finding) if sp.finding else sp.problem or "–"),
+                noise=sp.noise.value if sp.noise else None,
+                status="stale" if m.stale else ("ok" if m.ok else m.status),
+                commit=(m.commit or "")[:10], date=m.finished.date().isoformat()))
         return rows
 
-    def _display(self, topic: str, m: Measurement) -> dict[str, Any]:
-        """A chart row's case: each parameter (``p_``) and setting (``s_``) by its id, for
-        filtering, and in reader words (``v_``, ``l_``), for what the reader sees; the
-        variant's id and its display name (``label``)."""
+    def row_case(self, topic: str, m: Measurement) -> RowCase:
+        """A chart row's case: each parameter and setting by its value and in reader words,
+        the variant and its display name."""
         info = self.topics.get(topic)
-        return {**{f"p_{k}": v for k, v in m.params.items()},
-                **{f"v_{k}": info.value_label(k, v) if info else f"{k} {v}" for k, v in m.params.items()},
-                **{f"s_{k}": v for k, v in m.settings.items()},
-                **{f"l_{k}": self.setting_label(topic, k, v) for k, v in m.settings.items()},
-                "variant": m.variant, "label": self.label(topic, m.variant)}
+        return RowCase(params=m.params,
+                       param_words={k: info.value_label(k, v) if info else f"{k} {v}" for k, v in m.params.items()},
+                       settings=m.settings,
+                       setting_words={k: self.setting_label(topic, k, v) for k, v in m.settings.items()},
+                       variant=m.variant, label=self.label(topic, m.variant))
 
     def breakeven(self, topic: str, baseline: str, candidate: str) -> list[tuple[BreakEven, list[Measurement]]]:
         """Per runner and scenario: after how many calls ``candidate``'s slower first call is
@@ -348,24 +346,20 @@ class Dataset:
             d = base.get((m.runner, m.settings_id, m.params_id, m.version))
             sp = self.cache.speedup(d, m) if d is not None else None
             div = self.per_call_divisor(topic, m.params)   # time per step where the YAML says so
-            rows.append({
-                # A chart series is one runner name: "<label>/<profile>" when a label has
-                # results of several profiles (records.series_names), so profiles never join.
-                "runner": m.runner, "profile": m.source.profile,
-                "version": m.version, "tensorflow": m.tensorflow, "keras": m.keras,
-                "newest": newest_version.get((m.runner, m.settings_id), ("",))[0] == m.version,
-                **self._display(topic, m),
-                "median": _div(m.median, div), "ci_low": _div(m.ci_low, div), "ci_high": _div(m.ci_high, div),
-                "n": m.n,
-                "first_call": m.first_call_s,
-                "speedup": sp.point if sp else None, "speedup_low": sp.low if sp else None,
-                "speedup_high": sp.high if sp else None,
-                "correct": exclusion_reason(m) is None, "stale": m.stale,
-                "status": "stale" if m.stale else ("ok" if exclusion_reason(m) is None else "output outside tolerance"
-                                                   if m.within_tolerance is False else "not recommended"),
-                "commit": (m.commit or "")[:10], "date": m.finished.date().isoformat(),
-                "source": m.source.rel,
-            })
+            # A chart series is one runner name: "<label>/<profile>" when a label has results
+            # of several profiles (records.series_names), so profiles never join.
+            rows.append(ChartRow(
+                runner=m.runner, profile=m.source.profile, version=m.version, tensorflow=m.tensorflow,
+                keras=m.keras, newest=newest_version.get((m.runner, m.settings_id), ("",))[0] == m.version,
+                case=self.row_case(topic, m),
+                median=_div(m.median, div), ci_low=_div(m.ci_low, div), ci_high=_div(m.ci_high, div), n=m.n,
+                first_call=m.first_call_s,
+                speedup=sp.point if sp else None, speedup_low=sp.low if sp else None,
+                speedup_high=sp.high if sp else None,
+                correct=exclusion_reason(m) is None, stale=m.stale,
+                status="stale" if m.stale else ("ok" if exclusion_reason(m) is None else "output outside tolerance"
+                                                if m.within_tolerance is False else "not recommended"),
+                commit=(m.commit or "")[:10], date=m.finished.date().isoformat(), source=m.source.rel))
         return rows
 
     def noise_floor(self, runner: str, settings: dict[str, str], topic: str | None = None):  # type: ignore[no-untyped-def]

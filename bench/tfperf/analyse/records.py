@@ -72,9 +72,103 @@ class Source:
         return "/".join(parts[-2:]) if len(parts) >= 2 else self.path
 
 
-# One row of a chart's data (Vega-Lite's inline dataset): a column per field the chart reads,
-# plus p_<param>, s_<setting> and l_<setting> columns named by the topic's own grid.
-ChartRow = dict[str, Scalar | None]
+# -- chart rows -------------------------------------------------------------------------------
+# A chart's data goes to Vega-Lite as one flat table (its inline dataset), a column per field
+# the chart reads. A row's case becomes four families of columns, named by the topic's grid:
+# each parameter by its value (``p_batch``) and in reader words (``v_batch``), each setting
+# likewise (``s_threads``, ``l_threads``). These prefixes are that table's only convention.
+PARAM, PARAM_WORDS, SETTING, SETTING_WORDS = "p_", "v_", "s_", "l_"
+
+TableRow = dict[str, Scalar | None]       # one row of a chart's Vega-Lite table
+
+
+@dataclass(frozen=True)
+class RowCase:
+    """What a chart row says about its case: its parameters and settings, by value (for
+    filtering) and in reader words (what the reader sees), its variant and the variant's
+    display name."""
+
+    params: Mapping[str, Scalar]
+    param_words: Mapping[str, str]
+    settings: Mapping[str, Scalar]
+    setting_words: Mapping[str, str]
+    variant: str
+    label: str
+
+    def columns(self) -> TableRow:
+        return {**{PARAM + k: v for k, v in self.params.items()},
+                **{PARAM_WORDS + k: v for k, v in self.param_words.items()},
+                **{SETTING + k: v for k, v in self.settings.items()},
+                **{SETTING_WORDS + k: v for k, v in self.setting_words.items()},
+                "variant": self.variant, "label": self.label}
+
+
+def _table_row(row: ChartRow | SettingsRow) -> TableRow:
+    """The row's fields as the table's columns, in the order they are declared, with its
+    case's columns in place of ``case``."""
+    out: TableRow = {}
+    for f in fields(row):
+        value = getattr(row, f.name)
+        if isinstance(value, RowCase):
+            out.update(value.columns())
+        else:
+            out[f.name] = value
+    return out
+
+
+@dataclass(frozen=True)
+class ChartRow:
+    """One (runner, case, software version) of a topic's charts: its time per call (per
+    step where the topic says so), its first call and its speedup over the default variant."""
+
+    runner: str                    # the series name ("<label>/<profile>" where a label has several)
+    profile: str
+    version: str
+    tensorflow: str
+    keras: str
+    newest: bool                   # of the newest release measured for the runner and settings
+    case: RowCase
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    first_call: float | None
+    speedup: float | None
+    speedup_low: float | None
+    speedup_high: float | None
+    correct: bool
+    stale: bool
+    status: str
+    commit: str
+    date: str
+    source: str
+
+    def columns(self) -> TableRow:
+        return _table_row(self)
+
+
+@dataclass(frozen=True)
+class SettingsRow:
+    """One (runner, case) of a settings chart: its speedup over the topic's baseline settings."""
+
+    runner: str
+    version: str
+    case: RowCase
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    speedup: float | None
+    speedup_low: float | None
+    speedup_high: float | None
+    finding: str                   # "baseline", a finding, or why there is none
+    noise: float | None
+    status: str
+    commit: str
+    date: str
+
+    def columns(self) -> TableRow:
+        return _table_row(self)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from typing import Any
 
 from ..analyse import (
     RULE,
-    ChartRow,
     ClaimAnswer,
     Dataset,
     Finding,
@@ -428,14 +427,14 @@ def _chart(ds: Dataset, topic: str, page: PageContext) -> Markup:
         if info is not None and info.baseline_settings:
             from .page.settings_chart import settings_chart_specs
 
-            rows: list[ChartRow] = ds.settings_rows(topic)
-            if not rows:
+            settings_rows = ds.settings_rows(topic)
+            if not settings_rows:
                 return Markup("")
             base = ", ".join(ds.setting_label(topic, k, v) for k, v in info.baseline_settings.items())
-            spec, _ = settings_chart_specs(rows, x="threads", color="onednn", baseline_label=base,
+            spec, _ = settings_chart_specs(settings_rows, x="threads", color="onednn", baseline_label=base,
                                            settings_order=info.settings_values, param_order=info.param_values,
-                                           runner_names=runner_names(ds, rows))
-            alt = settings_alt(page, topic, "threads", base, rows)
+                                           runner_names=runner_names(ds, settings_rows))
+            alt = settings_alt(page, topic, "threads", base, settings_rows)
         else:
             rows = ds.chart_rows(topic)
             if not rows:

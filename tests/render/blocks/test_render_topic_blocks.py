@@ -50,13 +50,14 @@ def _changed(tmp_path: Path, variant: str, factor: float, first: float = 1.0):  
 
 def test_per_step_times_in_chart_rows(ds) -> None:  # type: ignore[no-untyped-def]
     assert ds.unit(T) == "step" and ds.unit("fixture_settings") == "call"
-    rows = {(r["p_model"], r["p_steps"], r["variant"], r["s_eager"]): r for r in ds.chart_rows(T)}
+    rows = {(r.case.params["model"], r.case.params["steps"], r.case.variant, r.case.settings["eager"]): r
+            for r in ds.chart_rows(T)}
     two, many = rows[("small", 2, "fit", "on")], rows[("small", 32, "fit", "on")]
     m2 = next(m for m in ds.current if m.topic == T and m.params == {"model": "small", "steps": 2}
               and m.variant == "fit")
-    assert two["median"] == pytest.approx(m2.median / 2)             # per step, not per call
-    assert many["median"] == pytest.approx(two["median"], rel=0.05)  # the same work per step
-    assert two["first_call"] == pytest.approx(m2.first_call_s)       # the first call stays a whole call
+    assert two.median == pytest.approx(m2.median / 2)               # per step, not per call
+    assert many.median == pytest.approx(two.median, rel=0.05)       # the same work per step
+    assert two.first_call == pytest.approx(m2.first_call_s)         # the first call stays a whole call
     spec = chart_spec(ds.chart_rows(T), "latency", x="steps", facet="model", unit=ds.unit(T))
     assert "time per step" in json.dumps(spec)
 

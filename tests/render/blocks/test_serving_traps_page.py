@@ -75,8 +75,8 @@ def test_the_traps_are_never_recommended_and_say_why(results: Path) -> None:
     assert rec.best not in TRAPS
     for trap in TRAPS:
         assert rec.excluded[trap] == "output outside tolerance (NaN or inf in all 10 values)"
-    rows = [r for r in ds.chart_rows("serving_formats") if r["variant"] in TRAPS]
-    assert rows and all(r["status"] == "output outside tolerance" and not r["correct"] for r in rows)
+    rows = [r for r in ds.chart_rows("serving_formats") if r.case.variant in TRAPS]
+    assert rows and all(r.status == "output outside tolerance" and not r.correct for r in rows)
 
 
 def test_a_finite_wrong_output_still_shows_its_max_abs_diff(results: Path) -> None:

@@ -6,28 +6,32 @@ no case has two versions. Synthetic rows, no TensorFlow."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import pytest
 
+from tfperf.analyse.records import ChartRow, RowCase, SettingsRow
 from tfperf.render.page.builder import MAX_SERIES, PALETTE, ChartError, log_ticks
 from tfperf.render.page.settings_chart import settings_chart_spec
 from tfperf.render.page.topic_chart import chart_spec, has_trend
 
 
-def _rows(batches: list[int], labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def _rows(batches: list[int], labels: dict[str, str] | None = None) -> list[ChartRow]:
     labels = labels or {"a": "model(x)", "b": "model.predict(x)"}
     out = []
     for model in ("tiny", "large"):
         for batch in batches:
             for i, (variant, label) in enumerate(labels.items()):
                 t = 1e-4 * batch * (10 if model == "large" else 1) * (1 + 40 * i)
-                out.append({"runner": "r", "version": "TF 2.21 / Keras 3", "newest": True, "variant": variant,
-                            "label": label, "p_batch": batch, "p_model": model, "s_keras": "3",
-                            "v_batch": f"batch {batch}", "v_model": f"{model} model", "l_keras": "Keras 3",
-                            "median": t, "ci_low": t * 0.98, "ci_high": t * 1.02,
-                            "speedup": 1 + 40 * i, "speedup_low": 0.9 + 40 * i, "speedup_high": 1.1 + 40 * i,
-                            "first_call": t * 5, "status": "ok", "n": 30, "commit": "c", "date": "2026-11-23"})
+                case = RowCase(params={"batch": batch, "model": model},
+                               param_words={"batch": f"batch {batch}", "model": f"{model} model"},
+                               settings={"keras": "3"}, setting_words={"keras": "Keras 3"},
+                               variant=variant, label=label)
+                out.append(ChartRow(runner="r", profile="full", version="TF 2.21 / Keras 3", tensorflow="2.21.0",
+                                    keras="3.13.0", newest=True, case=case, median=t, ci_low=t * 0.98,
+                                    ci_high=t * 1.02, n=30, first_call=t * 5, speedup=1 + 40 * i,
+                                    speedup_low=0.9 + 40 * i, speedup_high=1.1 + 40 * i, correct=True, stale=False,
+                                    status="ok", commit="c", date="2026-11-23", source="r/full.json"))
     return out
 
 
@@ -54,7 +58,8 @@ def test_log_axis_has_1_2_5_ticks_including_1x_and_10x() -> None:
 
 
 def test_linear_time_axis_starts_at_zero() -> None:
-    rows = [dict(r, median=0.054 + 0.001 * r["p_batch"] / 32, ci_low=None, ci_high=None) for r in _rows([1, 32])]
+    rows = [replace(r, median=0.054 + 0.001 * int(r.case.params["batch"]) / 32, ci_low=None, ci_high=None)
+            for r in _rows([1, 32])]
     y = chart_spec(rows, "latency", x="batch", facet="model")["spec"]["layer"][1]["encoding"]["y"]
     assert y["scale"].get("type") != "log" and y["scale"]["zero"] is True
 
@@ -91,9 +96,9 @@ def test_trend_only_where_a_case_has_two_versions() -> None:
     rows = _rows([1])
     assert not has_trend(rows)
     # Keras 2 and Keras 3 are two versions but each case has one: still no trend
-    k2 = [dict(r, version="TF 2.21 / Keras 2", s_keras="2") for r in rows]
+    k2 = [replace(r, version="TF 2.21 / Keras 2", case=replace(r.case, settings={"keras": "2"})) for r in rows]
     assert not has_trend(rows + k2)
-    older = [dict(r, version="TF 2.20 / Keras 3", newest=False) for r in rows]
+    older = [replace(r, version="TF 2.20 / Keras 3", newest=False) for r in rows]
     assert has_trend(rows + older)
 
 
@@ -101,9 +106,11 @@ def test_settings_chart_panels_in_numeric_order_on_one_scale() -> None:
     rows = []
     for batch in (1, 1024, 64):
         for threads in ("1", "2", "default"):
-            rows.append({"runner": "r", "variant": "v", "label": "v", "p_batch": batch, "p_model": "mlp",
-                         "v_batch": f"batch {batch}", "v_model": "MLP", "s_threads": threads, "s_onednn": "1", "speedup": 1.5, "speedup_low": 1.4,
-                         "speedup_high": 1.6, "median": 1e-3, "n": 30, "commit": "c", "date": "d"})
+            case = RowCase(params={"batch": batch, "model": "mlp"}, param_words={"batch": f"batch {batch}", "model": "MLP"},
+                           settings={"threads": threads, "onednn": "1"}, setting_words={}, variant="v", label="v")
+            rows.append(SettingsRow(runner="r", version="TF 2.21", case=case, median=1e-3, ci_low=None, ci_high=None,
+                                    n=30, speedup=1.5, speedup_low=1.4, speedup_high=1.6, finding="faster",
+                                    noise=None, status="ok", commit="c", date="d"))
     spec = settings_chart_spec(rows, x="threads", facet="model", row="batch",
                                param_order={"batch": [1, 1024, 64]})
     # one facet of wrapped panels, rows outer, in numeric order, as many columns as models

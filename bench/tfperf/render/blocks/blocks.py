@@ -146,7 +146,7 @@ def _settings_chart(d: Directive, ctx: Context) -> Markup:
     svg = ctx.svgs.svg_name(static)
     ms = [s.measurement for s in ds.settings_speedups(topic)]
     x = str(d.options["x"])
-    values = sorted({str(r.get(f"s_{x}")) for r in rows}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v))
+    values = sorted({str(r.case.settings.get(x)) for r in rows}, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v))
     key = join([join([element("code", v), ": ", ds.setting_label(topic, x, v)]) for v in values], "; ")
     return Markup('<figure class="tfperf-figure">'
                   + chart_html(ctx.next_id("chart"), spec, ctx.prefix + SVG_URL + svg,

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, TypeGuard
 
 import altair as alt
 
-from ...analyse import ChartRow, Dataset, hardware_name, listing, question_answers
+from ...analyse import PARAM_WORDS, ChartRow, Dataset, SettingsRow, TableRow, hardware_name, listing, question_answers
 from ...errors import TfperfError
 from ...store.record_types import Scalar
 from .context import Context
@@ -53,7 +53,7 @@ def is_number(v: object) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def field_values(rows: list[ChartRow], field: str, order: list[Any] | None = None) -> list[Any]:
+def field_values(rows: list[TableRow], field: str, order: list[Any] | None = None) -> list[Any]:
     """The values of ``field`` in the rows, once each: those ``order`` names first, in its
     order, then the others, numbers ascending before names."""
     vals = {r[field] for r in rows if r.get(field) is not None}
@@ -61,7 +61,7 @@ def field_values(rows: list[ChartRow], field: str, order: list[Any] | None = Non
     return known + sorted(vals - set(known), key=lambda v: (not is_number(v), v if is_number(v) else str(v)))
 
 
-def axis_values(rows: list[ChartRow], field: str, order: list[Any] | None = None) -> list[Any]:
+def axis_values(rows: list[TableRow], field: str, order: list[Any] | None = None) -> list[Any]:
     """The values of a parameter in display order: ascending when they are all numbers
     (1, 32, 64, 1024, whatever order the YAML or a later profile added them in), else the
     YAML's order."""
@@ -69,14 +69,13 @@ def axis_values(rows: list[ChartRow], field: str, order: list[Any] | None = None
     return sorted(vals) if vals and all(is_number(v) for v in vals) else vals
 
 
-def shown_value(rows: list[ChartRow], field: str, prefix: str, value: Any) -> str:
+def shown_value(rows: list[TableRow], field: str, shown: str, value: Any) -> str:
     """How the reader sees ``value`` of ``field`` (``p_batch``): the reader-words field
-    (``v_batch``) of a row that has it."""
-    shown = f"{prefix}{field[2:]}"
+    ``shown`` (``v_batch``) of a row that has it."""
     return next((str(r[shown]) for r in rows if r.get(field) == value and r.get(shown) is not None), str(value))
 
 
-def positive(rows: list[ChartRow], fields: list[str]) -> list[float]:
+def positive(rows: list[TableRow], fields: list[str]) -> list[float]:
     """The rows' values of ``fields`` that are numbers above zero (what a log axis can draw)."""
     return [v for r in rows for f in fields if f and is_number(v := r.get(f)) and v > 0]
 
@@ -91,7 +90,7 @@ def _number(v: Scalar | None) -> float | None:
     return v if is_number(v) else None
 
 
-def decorate(r: ChartRow, runner_names: dict[str, str] | None = None) -> ChartRow:
+def decorate(r: TableRow, runner_names: dict[str, str] | None = None) -> TableRow:
     """Tooltip texts, formatted here so the reader sees units (1.2 ms, not 0.0012), and the
     runner's machine."""
     out = {k: v for k, v in r.items() if k not in ("source", "correct", "tensorflow", "keras")}
@@ -136,7 +135,7 @@ def choice_filter(choices: list[Choice], y: str) -> str:
     return " && ".join([*tests, f"isValid(datum['{y}'])"])
 
 
-def first_shown(data: list[ChartRow], choices: list[Choice]) -> list[ChartRow]:
+def first_shown(data: list[TableRow], choices: list[Choice]) -> list[TableRow]:
     """The rows the dropdowns' first options show: those the static chart draws."""
     return [d for d in data
             if all(d.get("newest") if c.newest else str(d.get(c.field)) == str(c.options[0]) for c in choices)]
@@ -264,10 +263,10 @@ def with_rows(spec: dict[str, Any], rows: list[Any]) -> dict[str, Any]:
 MAX_NAMED = 6        # more series than this are counted, not named
 
 
-def runner_names(ds: Dataset, rows: list[ChartRow]) -> dict[str, str]:
+def runner_names(ds: Dataset, rows: list[ChartRow] | list[SettingsRow]) -> dict[str, str]:
     """Each runner of ``rows`` as its machine ("2-core AMD EPYC (AVX2)"), with its label
     added where two runners would read the same."""
-    ids = list(dict.fromkeys(str(r.get("runner")) for r in rows))
+    ids = list(dict.fromkeys(r.runner for r in rows))
     named = {i: hardware_name(ds.runners.get(i) or ds.runners.get(i.split("/")[0]), i) for i in ids}
     return {i: n if list(named.values()).count(n) == 1 else f"{n} ({i})" for i, n in named.items()}
 
@@ -297,8 +296,9 @@ def _first_answer(ds: Dataset, topic: str) -> str:
     return f" Main finding: {'; '.join(kept)}{more}."
 
 
-def _series(rows: list[ChartRow], field: str = "label", leave: str | None = None) -> str:
-    names = [str(n) for n in dict.fromkeys(r.get(field) for r in rows) if n is not None and n != leave]
+def _series(rows: list[ChartRow], leave: str | None = None) -> str:
+    """The variants' display names, in order (``leave`` left out), or how many there are."""
+    names = [n for n in dict.fromkeys(r.case.label for r in rows) if n != leave]
     return listing(names) if len(names) <= MAX_NAMED else f"{len(names)} ways"
 
 
@@ -309,7 +309,7 @@ def _shown_axes(spec: dict[str, Any]) -> tuple[str | None, str | None]:
     x = next((lay.get("encoding", {}).get("x", {}).get("title") for lay in layers
               if lay.get("encoding", {}).get("x", {}).get("title")), None)
     facet = (spec.get("facet") or {}).get("field")
-    return x, (str(facet)[2:] if facet else None)
+    return x, (str(facet).removeprefix(PARAM_WORDS) if facet else None)
 
 
 def chart_alt(ctx: Context, topic: str, view: str, rows: list[ChartRow], spec: dict[str, Any]) -> str:
@@ -329,7 +329,7 @@ def chart_alt(ctx: Context, topic: str, view: str, rows: list[ChartRow], spec: d
     return f"{what} of {_series(rows, leave=leave)}{by}{panels}.{_finding(ctx, topic)}"
 
 
-def settings_alt(ctx: Context, topic: str, x: str, baseline: str, rows: list[ChartRow]) -> str:
+def settings_alt(ctx: Context, topic: str, x: str, baseline: str, rows: list[SettingsRow]) -> str:
     """The text alternative of a settings chart ("Speedup of each threads setting over …")."""
-    values = [str(v) for v in dict.fromkeys(r.get(f"l_{x}") for r in rows) if v is not None]
+    values = [v for v in dict.fromkeys(r.case.setting_words.get(x) for r in rows) if v is not None]
     return f"Speedup over {baseline} of {listing(values) or x}.{_finding(ctx, topic)}"

@@ -15,8 +15,8 @@ more variants names ``groups`` of them, and the reader picks one).
 
 Everything a reader sees speaks in display names: the legend, tooltips, panel titles and
 the choices above a chart show a variant's ``label`` and a parameter's or a setting's value
-in reader words (the ``v_``/``l_`` fields of :meth:`Dataset.chart_rows`) and the runner's
-machine; the ids (``p_``/``s_``, ``variant``, ``runner``) only filter.
+in reader words (a row's case, :class:`tfperf.analyse.RowCase`) and the runner's machine;
+the ids (parameter and setting values, ``variant``, ``runner``) only filter.
 
 The chart under a claim's strip of findings (the last section): the candidate's speedup per
 TensorFlow release with its 95% CI, one colour per scenario, the 1× line dashed. It draws
@@ -33,7 +33,7 @@ from typing import Any
 
 import altair as alt
 
-from ...analyse import ChartRow, Finding, SpeedupRow
+from ...analyse import PARAM, PARAM_WORDS, SETTING, SETTING_WORDS, ChartRow, Finding, SpeedupRow, TableRow
 from .builder import (
     MAX_SERIES,
     PALETTE,
@@ -80,11 +80,11 @@ def has_trend(rows: list[ChartRow]) -> bool:
     """Whether a trend chart has anything to draw: one case (runner, variant, parameters,
     settings) measured with two or more software versions. A topic measured under Keras 2
     and Keras 3 has two versions but no trend: each case has one."""
-    versions: dict[tuple[Any, ...], set[Any]] = {}
+    versions: dict[tuple[Any, ...], set[str]] = {}
     for r in rows:
-        key = tuple(sorted((k, str(v)) for k, v in r.items()
-                           if k in ("runner", "variant") or k.startswith(("p_", "s_"))))
-        versions.setdefault(key, set()).add(r.get("version"))
+        key = (r.runner, r.case.variant, tuple(sorted((k, str(v)) for k, v in r.case.params.items())),
+               tuple(sorted((k, str(v)) for k, v in r.case.settings.items())))
+        versions.setdefault(key, set()).add(r.version)
     return any(len(v) > 1 for v in versions.values())
 
 
@@ -109,16 +109,17 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
     every group includes and the legend lists first, ``variants`` the YAML's order of the
     others; ``runner_names`` a runner's machine in reader words."""
     params, settings, multi, x, facet = _axes(rows, view, x, facet)
-    labels, groups = _legend(rows, default, variants, groups)
-    data = [decorate(r, runner_names) for r in rows]
-    choices = _choices(rows, view, settings, [p for p in multi if p not in (x, facet)],
+    table = [r.columns() for r in rows]
+    labels, groups = _legend(table, default, variants, groups)
+    data = [decorate(r, runner_names) for r in table]
+    choices = _choices(table, view, settings, [p for p in multi if p not in (x, facet)],
                        order, settings_order, runner_names, list(groups))
     if groups:
         data = _grouped(data, groups, default)
     alt_params = choice_params(choices)
     yf, ylo, yhi, _ = _Y[view]
     filt = choice_filter(choices, yf)
-    ylog, ticks = log_axis(positive(rows, [yf, ylo or yf, yhi or yf]))
+    ylog, ticks = log_axis(positive(table, [yf, ylo or yf, yhi or yf]))
     # A linear time axis starts at zero (54 and 62 ms are 15% apart, not a factor of ten);
     # a linear speedup axis need not, it always shows the 1× line.
     yscale = alt.Scale(type="log") if ylog else alt.Scale(zero=view != "speedup")
@@ -129,7 +130,7 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
     color = alt.Color("label:N", title="variant", sort=labels,
                       scale=alt.Scale(range=PALETTE[:MAX_SERIES]) if groups
                       else alt.Scale(domain=labels, range=PALETTE[:len(labels)]))
-    enc = Encodings(x=_x(rows, view, x, order), y=alt.Y(f"{yf}:Q", title=ytitle, scale=yscale, axis=axis),
+    enc = Encodings(x=_x(table, view, x, order), y=alt.Y(f"{yf}:Q", title=ytitle, scale=yscale, axis=axis),
                     y_scale=yscale, y_title=ytitle, color=color, tooltip=_tooltip(params, settings, default_label))
     base = alt.Chart().transform_filter(filt)
     shape = alt.Shape("status:N", title="status",
@@ -143,10 +144,10 @@ def chart_specs(rows: list[ChartRow], view: str, x: str | None = None, facet: st
         layers.append(one_times_rule())
     layer = layered(layers, width=210 if facet else 480, height=240)
     if facet:
-        fvals = axis_values(rows, f"p_{facet}", (order or {}).get(facet))
+        fvals = axis_values(table, PARAM + facet, (order or {}).get(facet))
         # The choices filter before the rows are split into panels, so a panel appears only
         # for what is shown (an older release measured without `model` shows one panel).
-        chart = panels(layer, f"v_{facet}", _panel_names(rows, data, facet, fvals),
+        chart = panels(layer, PARAM_WORDS + facet, _panel_names(table, data, facet, fvals),
                        min(PANEL_COLUMNS, len(fvals)), filt)
     else:
         chart = one_panel(layer)
@@ -164,16 +165,16 @@ def _axes(rows: list[ChartRow], view: str, x: str | None,
         raise ChartError(f"unknown chart view {view!r} (known: {', '.join(VIEWS)})")
     if not rows:
         raise ChartError("no rows")
-    params = sorted({k[2:] for r in rows for k in r if k.startswith("p_")})
-    settings = sorted({k[2:] for r in rows for k in r if k.startswith("s_")})
+    params = sorted({k for r in rows for k in r.case.params})
+    settings = sorted({k for r in rows for k in r.case.settings})
     for name, what in ((x, "x"), (facet, "facet")):
         if name is not None and name not in params:
             raise ChartError(f"{what}={name!r} is not a parameter of this topic (parameters: {', '.join(params)})")
-    multi = [p for p in params if len(field_values(rows, f"p_{p}")) > 1]
+    multi = [p for p in params if len({r.case.params[p] for r in rows if p in r.case.params}) > 1]
     if view == "trend":
         x = None
     elif x is None:
-        numeric = [p for p in multi if all(is_number(v) for v in field_values(rows, f"p_{p}"))]
+        numeric = [p for p in multi if all(is_number(r.case.params[p]) for r in rows if p in r.case.params)]
         x = next(iter(numeric or multi or params), None)
     if facet is None:
         rest = [p for p in multi if p != x]
@@ -181,7 +182,7 @@ def _axes(rows: list[ChartRow], view: str, x: str | None,
     return params, settings, multi, x, facet
 
 
-def _legend(rows: list[ChartRow], default: str | None, variants: list[str] | None,
+def _legend(rows: list[TableRow], default: str | None, variants: list[str] | None,
             groups: dict[str, list[str]] | None) -> tuple[list[Any], dict[str, list[str]]]:
     """The variants' labels in the legend's order (the default's, those of ``variants`` in
     its order, then the others), and the ``groups`` with a variant in the rows: a chart of
@@ -197,7 +198,7 @@ def _legend(rows: list[ChartRow], default: str | None, variants: list[str] | Non
     return labels, groups
 
 
-def _choices(rows: list[ChartRow], view: str, settings: list[str], chosen: list[str],
+def _choices(rows: list[TableRow], view: str, settings: list[str], chosen: list[str],
              order: dict[str, list[Any]] | None, settings_order: dict[str, list[Any]] | None,
              runner_names: dict[str, str] | None, groups: list[str]) -> list[Choice]:
     """The dropdowns: the group of variants shown (where ``groups`` names them), the
@@ -211,18 +212,21 @@ def _choices(rows: list[ChartRow], view: str, settings: list[str], chosen: list[
         out.append(Choice("version", "version", ["newest", *versions], ["the newest release", *versions],
                           "Software: ", newest=True))
     for s in settings:   # the YAML's first value first (Keras 3, oneDNN on, default threads)
-        opts = field_values(rows, f"s_{s}", (settings_order or {}).get(s))
+        field = SETTING + s
+        opts = field_values(rows, field, (settings_order or {}).get(s))
         if len(opts) > 1:
-            out.append(Choice(f"s_{s}", f"s_{s}", opts, [shown_value(rows, f"s_{s}", "l_", o) for o in opts], f"{s}: "))
+            out.append(Choice(field, field, opts, [shown_value(rows, field, SETTING_WORDS + s, o) for o in opts],
+                              f"{s}: "))
     for p in chosen:
-        opts = field_values(rows, f"p_{p}", (order or {}).get(p))
-        out.append(Choice(f"p_{p}", f"p_{p}", opts, [shown_value(rows, f"p_{p}", "v_", o) for o in opts], f"{p}: "))
+        field = PARAM + p
+        opts = field_values(rows, field, (order or {}).get(p))
+        out.append(Choice(field, field, opts, [shown_value(rows, field, PARAM_WORDS + p, o) for o in opts], f"{p}: "))
     if groups:
         out.insert(0, Choice("group", "group", groups, groups, "Show: "))
     return out
 
 
-def _grouped(data: list[ChartRow], groups: dict[str, list[str]], default: str | None) -> list[ChartRow]:
+def _grouped(data: list[TableRow], groups: dict[str, list[str]], default: str | None) -> list[TableRow]:
     """Each row once per group its variant belongs to, with the group's name in ``group``;
     the default variant, the one every speedup is over, belongs to every group."""
     out = []
@@ -244,18 +248,18 @@ def _y_title(view: str, unit: str, default_label: str) -> str | list[str]:
     return _Y[view][3]
 
 
-def _x(rows: list[ChartRow], view: str, x: str | None, order: dict[str, list[Any]] | None) -> Any:
+def _x(rows: list[TableRow], view: str, x: str | None, order: dict[str, list[Any]] | None) -> Any:
     """The x axis: the software versions of a trend; else the parameter ``x``'s values,
     numbers on a linear or log scale, names in the YAML's order."""
     if view == "trend":
         return alt.X("version:O", title="software version", sort=field_values(rows, "version"))
     assert x is not None
-    xvals = axis_values(rows, f"p_{x}", (order or {}).get(x))   # numbers ascending, names in the YAML's order
+    xvals = axis_values(rows, PARAM + x, (order or {}).get(x))   # numbers ascending, names in the YAML's order
     if all(is_number(v) for v in xvals):
         xlog = len(xvals) > 1 and min(xvals) > 0 and max(xvals) / min(xvals) >= 10
-        return alt.X(f"p_{x}:Q", title=x, scale=alt.Scale(type="log") if xlog else alt.Scale(),
+        return alt.X(f"{PARAM}{x}:Q", title=x, scale=alt.Scale(type="log") if xlog else alt.Scale(),
                      axis=alt.Axis(values=xvals))
-    return alt.X(f"v_{x}:N", title=x, sort=[shown_value(rows, f"p_{x}", "v_", v) for v in xvals])
+    return alt.X(f"{PARAM_WORDS}{x}:N", title=x, sort=[shown_value(rows, PARAM + x, PARAM_WORDS + x, v) for v in xvals])
 
 
 def _tooltip(params: list[str], settings: list[str], default_label: str) -> list[Any]:
@@ -263,23 +267,24 @@ def _tooltip(params: list[str], settings: list[str], default_label: str) -> list
     then the figures."""
     return [alt.Tooltip("label:N", title="variant"), alt.Tooltip("runner_txt:N", title="runner"),
             alt.Tooltip("version:N"),
-            *[alt.Tooltip(f"v_{p}:N", title=p) for p in params],
-            *[alt.Tooltip(f"l_{s}:N", title=s) for s in settings],
+            *[alt.Tooltip(f"{PARAM_WORDS}{p}:N", title=p) for p in params],
+            *[alt.Tooltip(f"{SETTING_WORDS}{s}:N", title=s) for s in settings],
             alt.Tooltip("median_txt:N", title="median"), alt.Tooltip("ci_txt:N", title="95% CI of median"),
             alt.Tooltip("speedup_txt:N", title=f"speedup over {default_label}"),
             alt.Tooltip("first_txt:N", title="first call"), alt.Tooltip("n:Q", title="samples"),
             alt.Tooltip("status:N"), alt.Tooltip("commit:N"), alt.Tooltip("date:N")]
 
 
-def _panel_names(rows: list[ChartRow], data: list[ChartRow], facet: str, fvals: list[Any]) -> list[str]:
+def _panel_names(rows: list[TableRow], data: list[TableRow], facet: str, fvals: list[Any]) -> list[str]:
     """The panels' names in order, the facet's values in reader words. A row of a profile
     that did not vary the facet's parameter ran with the snippet's default: it gets a
     panel of that name (its ``v_`` field is set here)."""
     unset = f"{facet}: the snippet's default"
-    fnames = [shown_value(rows, f"p_{facet}", "v_", v) for v in fvals]
+    words = PARAM_WORDS + facet
+    fnames = [shown_value(rows, PARAM + facet, words, v) for v in fvals]
     for d in data:
-        if d.get(f"v_{facet}") is None:
-            d[f"v_{facet}"] = unset
+        if d.get(words) is None:
+            d[words] = unset
             fnames += [unset] if unset not in fnames else []
     return fnames
 
