@@ -33,7 +33,7 @@ from tfperf.measure.advise.model import (
     check_model_path,
     parse_shape,
 )
-from tfperf.measure.advise.topics import CASE_IMPORTS, ROUNDS_SHARE, generate
+from tfperf.measure.advise.topics import ROUNDS_SHARE, ROUNDS_USED, WORKER_IMPORTS, generate
 from tfperf.measure.supervise.orchestrate import Report, RunOptions
 
 TESTS = Path(__file__).resolve().parents[2]
@@ -234,7 +234,7 @@ def test_a_later_topic_that_fits_is_still_measured(tmp_path: Path) -> None:
     assert seen == ["advise_predict", "advise_xla", "advise_serving", "advise_threads"] and not s.skipped
 
 
-def test_the_cost_estimate_counts_cases_setups_conversions_and_rounds(tmp_path: Path) -> None:
+def test_the_cost_estimate_counts_workers_setups_conversions_and_rounds(tmp_path: Path) -> None:
     small = ModelSpec(ModelFile(tmp_path / "m.keras", "keras", "f" * 16), "x", (8,), "float32", ((1, 2),),
                       load_s=0.5, call_s={"1": 0.2, "32": 0.1}, import_s=4.0)
     big = ModelSpec(small.model, "x", (8,), "float32", ((1, 2),), load_s=5.0, call_s={"1": 2.0}, import_s=4.0)
@@ -242,17 +242,21 @@ def test_the_cost_estimate_counts_cases_setups_conversions_and_rounds(tmp_path: 
     serving, threads = topics["advise_serving"], topics["advise_threads"]
     assert (serving.converts, serving.groups, threads.groups, threads.converts) == (4, 1, 3, 0)
     for t in topics.values():
-        assert t.estimate_s(big, 2) > t.estimate_s(small, 2) > t.rounds_s > 0
-    # A slower TensorFlow import costs CASE_IMPORTS of it for every case and scenario, but
-    # not for a case whose setup converts the model: its conversion is its cost.
+        assert t.estimate_s(big, 2) > t.estimate_s(small, 2) > ROUNDS_USED * t.rounds_s > 0
+    # A slower TensorFlow import costs WORKER_IMPORTS of it for every worker process: one per
+    # settings group in every scenario, whatever the cases it measures.
     slow = dataclasses.replace(small, import_s=14.0)
     for t in (serving, threads):
-        assert t.estimate_s(slow, 2) - t.estimate_s(small, 2) == pytest.approx(
-            2 * (t.cases - t.converts) * CASE_IMPORTS * 10.0)
+        assert t.estimate_s(slow, 2) - t.estimate_s(small, 2) == pytest.approx(2 * t.groups * WORKER_IMPORTS * 10.0)
+    # A conversion costs in proportion to the model's load time; other setups, a load and a call.
+    heavy = dataclasses.replace(small, load_s=1.5)
+    assert (serving.estimate_s(heavy, 2) - serving.estimate_s(small, 2)) > 2 * serving.cases * 1.0
     assert (serving.cases, threads.cases) == (5, 3)
-    # The default budget is about what a small model's four topics are estimated to take.
+    # A small model's four topics fit the default budget where TensorFlow imports in 2 s (it
+    # took 1.7-2.0 s on the 2-core machines this was fitted on).
     default = generate(small, tmp_path / "d", [1, 32], DEFAULT_BUDGET_S, runtimes=("tflite", "onnx"))
-    assert sum(t.estimate_s(small, 2) for t in default) == pytest.approx(DEFAULT_BUDGET_S, rel=0.2)
+    here = dataclasses.replace(small, import_s=2.0)
+    assert sum(t.estimate_s(here, 2) for t in default) < DEFAULT_BUDGET_S
 
 
 def test_the_progress_across_topics_is_a_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:
