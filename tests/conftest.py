@@ -24,13 +24,20 @@ def fake_venv(tmp_path: Path) -> Path:
     return venv
 
 
+# The repository the published site's build is told it runs on, as the Actions workflow tells
+# it (its address, canonical links and sitemap follow from it).
+SITE_REPOSITORY = "someone/tfperf"
+
+
 @pytest.fixture(scope="session")
 def published_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built once from the committed results (data/), with no local results: what
-    readers get. Several test files read it; building it takes most of a minute."""
+    """The site built once from the committed results (data/), with no local results, on the
+    repository :data:`SITE_REPOSITORY`: what readers get. Several test files read it;
+    building it takes most of a minute."""
     out = tmp_path_factory.mktemp("published") / "site"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "TFPERF_CACHE": str(ROOT / "build" / "site-cache"),
-           "TFPERF_LOCAL": str(out.parent / "no-local-results")}
+    env = {k: v for k, v in os.environ.items() if k not in ("SITE_URL", "TFPERF_REPO_URL", "GITHUB_SERVER_URL")}
+    env.update({"NO_MKDOCS_2_WARNING": "1", "TFPERF_CACHE": str(ROOT / "build" / "site-cache"),
+                "TFPERF_LOCAL": str(out.parent / "no-local-results"), "GITHUB_REPOSITORY": SITE_REPOSITORY})
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
                           env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
