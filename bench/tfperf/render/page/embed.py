@@ -30,8 +30,10 @@ in the search index.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,8 +64,7 @@ class SvgCache:
 
             svg = vl_convert.vegalite_to_svg(static_spec, vl_version=VL_VERSION)
             if cached:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                cached.write_text(svg, encoding="utf-8")
+                _keep(cached, svg)
         self.produced[name] = svg
         return name
 
@@ -71,6 +72,20 @@ class SvgCache:
         dest.mkdir(parents=True, exist_ok=True)
         for name, svg in self.produced.items():
             (dest / name).write_text(svg, encoding="utf-8")
+
+
+def _keep(path: Path, svg: str) -> None:
+    """Put ``svg`` in the cache as ``path`` whole or not at all: written beside it and renamed,
+    so a build reading the cache at the same time, or after a full disk, never reads half a
+    drawing. A cache that cannot be written only costs the next build the drawing again."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(svg, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def _compact(v: Any) -> Any:
