@@ -59,6 +59,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser moved on before a file was sent whole
+
 
 def _pages(site: Path) -> list[str]:
     pages = []

@@ -33,7 +33,9 @@ def test_shares_follow_the_time_spent_in_each_phase():
     share = cats["pipeline"] / sum(cats.values())
     assert 0.6 < share < 0.9  # 6 ms of 8 ms
     assert total >= 40 * 0.008
-    names = [f for f, _, _ in top_functions(weights)]
+    # Every frame under the test (pytest's, and xdist's in a worker) is as inclusive as
+    # predict_like: look through all of them, not the top 25.
+    names = [f for f, _, _ in top_functions(weights, n=len(weights) * 100)]
     assert any("predict_like" in f for f in names)
 
 
