@@ -44,17 +44,11 @@ def published_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With pytest-xdist (scripts/test runs `-n` workers with `--dist loadgroup`), keep each
-    test file on one worker, so its module fixtures (a site build, a model) are made once,
-    and every test that reads :func:`published_site` on one worker too, so the session
-    builds that site once. The browser tests, the longest, are handed out first (with
-    `--no-loadscope-reorder`, in this order), so the other workers take the rest meanwhile."""
-    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
-        return
-    for item in items:
-        group = "published_site" if "published_site" in getattr(item, "fixturenames", ()) \
-            else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+    """In a pytest-xdist worker (scripts/test runs `-n` workers with `--dist loadfile`: each
+    test file on one worker, so its module fixtures are made once), the browser tests, the
+    longest, are handed out first (`--no-loadscope-reorder` keeps this order), and the other
+    workers take the rest meanwhile. (`--dist loadgroup` would also keep the files that read
+    :func:`published_site` together, but xdist 3.8 cannot name the groups under pytest 9.2.)"""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("browser") is None)
