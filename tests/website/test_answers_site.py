@@ -11,15 +11,13 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from site_server import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -149,53 +147,35 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     from tfperf.render.blocks.answers_block import EVERY_FROM, GROUP_FROM, alone_brief
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")
-    handler = functools.partial(_Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
-            page = browser.new_page(viewport={"width": 400, "height": 800})
-            for topic, ask in QUESTIONS.items():
-                qa = next(q for q in question_answers(ds, topic) if ask in q.ask)
-                page.goto(f"{base}topics/{topic}/", wait_until="load")
-                block = page.locator(f"#q-{qa.id}")
-                box = block.bounding_box()
-                assert box is not None and box["y"] + box["height"] <= 800, (topic, box)
-                shown = " ".join(block.inner_text().split())
-                assert ask in shown
-                if qa.lead:
-                    assert qa.lead_text() in shown, (topic, qa.lead_text(), shown)
-                for c in qa.claims:
-                    if len(qa.claims) > 1 and len(c.runners) >= GROUP_FROM:
-                        # several claims on many runners: each finding once, with the runners that share it
-                        for finding, runners, figures in c.by_finding():
-                            if len(runners) == 1:
-                                said = f"{alone_brief(runners[0])} on {runners[0].short}"
-                            elif len(runners) == len(c.runners) >= EVERY_FROM:
-                                said = f"{finding}{f' ({figures})' if figures else ''} on all {len(runners)} machines"
-                            else:
-                                names = ", ".join(r.short for r in runners[:-1]) + f" and {runners[-1].short}"
-                                said = f"{finding}{f' ({figures})' if figures else ''} on {names}"
-                            assert said in shown, (topic, said, shown)
-                        continue
-                    for r in c.runners:
-                        # one claim: its sentence; several: each one's brief finding (the rest in its tooltip)
-                        said = c.sentence(r) if len(qa.claims) == 1 else r.brief
+    with serving(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 400, "height": 800})
+        for topic, ask in QUESTIONS.items():
+            qa = next(q for q in question_answers(ds, topic) if ask in q.ask)
+            page.goto(f"{base}topics/{topic}/", wait_until="load")
+            block = page.locator(f"#q-{qa.id}")
+            box = block.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 800, (topic, box)
+            shown = " ".join(block.inner_text().split())
+            assert ask in shown
+            if qa.lead:
+                assert qa.lead_text() in shown, (topic, qa.lead_text(), shown)
+            for c in qa.claims:
+                if len(qa.claims) > 1 and len(c.runners) >= GROUP_FROM:
+                    # several claims on many runners: each finding once, with the runners that share it
+                    for finding, runners, figures in c.by_finding():
+                        if len(runners) == 1:
+                            said = f"{alone_brief(runners[0])} on {runners[0].short}"
+                        elif len(runners) == len(c.runners) >= EVERY_FROM:
+                            said = f"{finding}{f' ({figures})' if figures else ''} on all {len(runners)} machines"
+                        else:
+                            names = ", ".join(r.short for r in runners[:-1]) + f" and {runners[-1].short}"
+                            said = f"{finding}{f' ({figures})' if figures else ''} on {names}"
                         assert said in shown, (topic, said, shown)
-            browser.close()
-    finally:
-        httpd.shutdown()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def handle(self) -> None:
-        try:
-            super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the browser moved on before a file was sent whole
+                    continue
+                for r in c.runners:
+                    # one claim: its sentence; several: each one's brief finding (the rest in its tooltip)
+                    said = c.sentence(r) if len(qa.claims) == 1 else r.brief
+                    assert said in shown, (topic, said, shown)
+        browser.close()

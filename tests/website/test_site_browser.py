@@ -13,17 +13,16 @@ index-<width>.txt.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
 import subprocess
 import sys
-import threading
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from site_server import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -46,24 +45,9 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(built_site: Path):  # type: ignore[no-untyped-def]
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def handle(self) -> None:
-        try:
-            super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the browser moved on before a file was sent whole
+def server(built_site: Path) -> Iterator[str]:
+    with serving(built_site) as base:
+        yield base
 
 
 def _pages(site: Path) -> list[str]:
