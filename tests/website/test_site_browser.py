@@ -17,7 +17,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -115,95 +116,131 @@ _LAYOUT_JS = """() => {
 }"""
 
 
+AXE = next((ROOT / "tests" / "vendor").glob("axe-core-*/axe.min.js"))
+DRAW_ALL = "() => window.tfperfDrawAll()"   # charts are drawn as they near the screen (tfperf.js)
+CHARTS_DRAWN = ("() => [...document.querySelectorAll('[data-tfperf-chart]')]"
+                ".every(el => el.getAttribute('data-rendered') === 'true' && el.querySelector('svg, canvas'))")
+# axe-core's default rules (WCAG 2.x A and AA, best practices) and WCAG 2.2's touch-target size.
+AXE_RUN = ("async () => (await axe.run(document, {resultTypes: ['violations'], rules: {'target-size': {enabled: true}}}))"
+           ".violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+# What a drawn chart shows in words: its name for a screen reader, its text, the choices above it.
+CHART_WORDS = """() => [...document.querySelectorAll('[data-tfperf-chart]')].flatMap(el => [
+    el.getAttribute('aria-label') || '',
+    ...[...el.querySelectorAll('svg text')].map(t => t.textContent),
+    ...[...el.querySelectorAll('.vega-bind-name, select option')].map(o => o.textContent)])"""
+
+
+@dataclass
+class Visit:
+    """What one pass over every page at one width found: each page is opened once, its
+    charts drawn, and then read for every check below (the checks are tests of their own)."""
+
+    width: int
+    pages: list[str] = field(default_factory=list)
+    charts: int = 0
+    errors: list[str] = field(default_factory=list)       # console errors and uncaught exceptions
+    outside: list[str] = field(default_factory=list)      # requests to another host
+    dialogs: list[str] = field(default_factory=list)      # alert() and the like: a script from the data
+    layout: list[str] = field(default_factory=list)
+    shots: list[str] = field(default_factory=list)
+    axe: list[str] = field(default_factory=list)          # serious or critical violations
+    chart_words: dict[str, list[str]] = field(default_factory=dict)   # topic page -> its charts' words
+    tables: int = 0
+    table_problems: list[str] = field(default_factory=list)
+
+
+def _visit_every_page(site: Path, server: str, browser, width: int) -> Visit:  # type: ignore[no-untyped-def]
+    """Every page at ``width``: loaded, every chart drawn, then, in this order, checked for
+    placeholders and layout (:data:`_LAYOUT_JS`), photographed (full page, to
+    test-artifacts/screenshots/), its charts' words read, axe-core run on it, and last, with
+    every fold opened, its tables measured (:data:`_TABLES_JS`, which changes the page)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    axe = AXE.read_text(encoding="utf-8")
+    v = Visit(width, pages=_pages(site))
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.on("console", lambda m: v.errors.append(f"{page.url}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: v.errors.append(f"{page.url}: {e}"))
+    page.on("dialog", lambda d: (v.dialogs.append(d.message), d.dismiss()))
+    page.on("request", lambda r: v.outside.append(r.url)
+            if urlparse(r.url).scheme in ("http", "https", "ws", "wss") and urlparse(r.url).hostname != "127.0.0.1"
+            else None)
+    for rel in v.pages:
+        where = f"{rel or '/'} at {width} px"
+        page.goto(server + rel, wait_until="networkidle")
+        page.evaluate(DRAW_ALL)
+        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+        v.charts += page.locator("[data-tfperf-chart]").count()
+        assert "TFPERFSLOT" not in page.content(), f"{where}: an unreplaced placeholder"
+        found = page.evaluate(_LAYOUT_JS)
+        sw, cw = found["page"]
+        if sw > cw:
+            v.layout.append(f"{where}: the page scrolls sideways ({sw} px in {cw})")
+        v.layout += [f"{where}: sticks out of the column: {x}" for x in found["overflow"][:5]]
+        v.layout += [f"{where}: a table's columns out of sight: {x}" for x in found["hiddenColumns"]]
+        v.layout += [f"{where}: a chart drawn smaller than its size: {x}" for x in found["shrunk"]]
+        shot = SHOTS / f"{rel.strip('/').replace('/', '_') or 'home'}-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        v.shots.append(str(shot.relative_to(ROOT)))
+        if rel.startswith("topics/"):
+            v.chart_words[rel] = page.evaluate(CHART_WORDS)
+        page.add_script_tag(content=axe)
+        v.axe += [f"{where}: {rule} ({impact}) on {n} node(s), e.g. {target}"
+                  for rule, impact, n, target in page.evaluate(AXE_RUN) if impact in ("serious", "critical")]
+        r = page.evaluate(_TABLES_JS)
+        v.tables += r["tables"]
+        v.table_problems += [f"{where}: a word broken between letters: {x}" for x in r["broken"][:5]]
+        v.table_problems += [f"{where}: an empty header in {x}" for x in r["emptyHead"][:3]]
+        v.table_problems += [f"{where}: a card without its first cell: {x}" for x in r["cardWithoutName"][:3]]
+        v.table_problems += [f"{where}: the first column out of view: {x}" for x in r["lostColumn"]]
+    (SHOTS / f"index-{width}.txt").write_text("\n".join(v.shots) + "\n", encoding="utf-8")
+    page.close()
+    return v
+
+
+@pytest.fixture(scope="module")
+def visit(built_site: Path, server: str, browser) -> Callable[[int], Visit]:  # type: ignore[no-untyped-def]
+    """The pass over every page at a width, made once for all the tests that read it."""
+    done: dict[int, Visit] = {}
+
+    def at(width: int) -> Visit:
+        if width not in done:
+            done[width] = _visit_every_page(built_site, server, browser, width)
+        return done[width]
+    return at
+
+
 @pytest.mark.parametrize("width", [1400, 400])
-def test_every_page_fits_and_renders_locally(built_site: Path, server: str, browser, width: int) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_fits_and_renders_locally(visit: Callable[[int], Visit], server: str, browser,  # type: ignore[no-untyped-def]
+                                             width: int) -> None:
     """At a desktop width and a phone's, every page: renders every chart at its own size,
     never scrolls sideways, keeps every element inside the content column (or inside a box
     of its own that scrolls), hides no table column, logs no console error and requests
     nothing outside the site. Full-page screenshots go to test-artifacts/screenshots/."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pages = _pages(built_site)
-    assert "topics/predict_vs_call/" in pages and "" in pages
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    errors: list[str] = []
-    outside: list[str] = []
-    dialogs: list[str] = []
-    layout: list[str] = []
-    shots: list[str] = []
-    page.on("console", lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.on("request", lambda r: outside.append(r.url)
-            if urlparse(r.url).scheme in ("http", "https", "ws", "wss") and urlparse(r.url).hostname != "127.0.0.1"
-            else None)
-    charts_seen = 0
-    for rel in pages:
-        page.goto(server + rel, wait_until="networkidle")
-        page.evaluate(DRAW_ALL)
-        n = page.locator("[data-tfperf-chart]").count()
-        if n:
-            page.evaluate(DRAW_ALL)
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-tfperf-chart]')].every("
-                "el => el.getAttribute('data-rendered') === 'true' && el.querySelector('svg, canvas'))",
-                timeout=30_000)
-            charts_seen += n
-        html = page.content()
-        assert "TFPERFSLOT" not in html, f"{rel}: an unreplaced placeholder"
-        found = page.evaluate(_LAYOUT_JS)
-        where = f"{rel or '/'} at {width} px"
-        sw, cw = found["page"]
-        if sw > cw:
-            layout.append(f"{where}: the page scrolls sideways ({sw} px in {cw})")
-        layout += [f"{where}: sticks out of the column: {x}" for x in found["overflow"][:5]]
-        layout += [f"{where}: a table's columns out of sight: {x}" for x in found["hiddenColumns"]]
-        layout += [f"{where}: a chart drawn smaller than its size: {x}" for x in found["shrunk"]]
-        name = (rel.strip("/").replace("/", "_") or "home")
-        shot = SHOTS / f"{name}-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)
-        shots.append(str(shot.relative_to(ROOT)))
-    (SHOTS / f"index-{width}.txt").write_text("\n".join(shots) + "\n", encoding="utf-8")
-    print(f"screenshots at {width} px:", *shots, sep="\n  ")
-    assert charts_seen >= 3, "the topic page's charts were not found"
-    assert not errors, "console errors:\n" + "\n".join(errors)
-    assert not outside, "requests outside the site:\n" + "\n".join(outside)
-    assert not dialogs, f"a script from the data ran: {dialogs}"
-    assert not layout, "layout:\n" + "\n".join(layout)
+    v = visit(width)
+    assert "topics/predict_vs_call/" in v.pages and "" in v.pages
+    print(f"screenshots at {width} px:", *v.shots, sep="\n  ")
+    assert v.charts >= 3, "the topic page's charts were not found"
+    assert not v.errors, "console errors:\n" + "\n".join(v.errors)
+    assert not v.outside, "requests outside the site:\n" + "\n".join(v.outside)
+    assert not v.dialogs, f"a script from the data ran: {v.dialogs}"
+    assert not v.layout, "layout:\n" + "\n".join(v.layout)
     # Markup in the data is shown as text.
+    page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(server + "runners/", wait_until="networkidle")
     page.evaluate(DRAW_ALL)
     assert page.get_by_text("<script>alert(1)</script> Fixture 16-core CPU").count() >= 1
     page.close()
 
 
-AXE = next((ROOT / "tests" / "vendor").glob("axe-core-*/axe.min.js"))
-DRAW_ALL = "() => window.tfperfDrawAll()"   # charts are drawn as they near the screen (tfperf.js)
-CHARTS_DRAWN = ("() => [...document.querySelectorAll('[data-tfperf-chart]')]"
-                ".every(el => el.getAttribute('data-rendered') === 'true')")
-
-
 @pytest.mark.parametrize("width", [1400, 400])
-def test_no_page_has_a_serious_accessibility_violation(built_site: Path, server: str, browser,  # type: ignore[no-untyped-def]
-                                                       width: int) -> None:
+def test_no_page_has_a_serious_accessibility_violation(visit: Callable[[int], Visit], width: int) -> None:
     """axe-core's default rules (WCAG 2.x A and AA, best practices) and WCAG 2.2's touch-target
     size on every page once its charts are drawn: no violation of serious or critical impact
     (contrast, names of charts, menus and dialogs, keyboard access to scrolling regions, links
     told apart from text, links big enough to tap)."""
-    axe = AXE.read_text(encoding="utf-8")
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    found: list[str] = []
-    for rel in _pages(built_site):
-        page.goto(server + rel, wait_until="networkidle")
-        page.evaluate(DRAW_ALL)
-        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-        page.add_script_tag(content=axe)
-        violations = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations'], "
-                                   "rules: {'target-size': {enabled: true}}}))"
-                                   ".violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
-        found += [f"{rel or '/'} at {width} px: {rule} ({impact}) on {n} node(s), e.g. {target}"
-                  for rule, impact, n, target in violations if impact in ("serious", "critical")]
-    page.close()
-    assert not found, "\n".join(found)
+    v = visit(width)
+    assert v.pages
+    assert not v.axe, "\n".join(v.axe)
 
 
 def test_search_finds_a_topic(server: str, browser) -> None:  # type: ignore[no-untyped-def]
@@ -273,28 +310,15 @@ def test_long_parts_are_fetched_as_they_near_the_screen(built_site: Path, server
     page.close()
 
 
-def test_chart_text_uses_display_names(built_site: Path, server: str, browser) -> None:  # type: ignore[no-untyped-def]
+def test_chart_text_uses_display_names(built_site: Path, visit: Callable[[int], Visit]) -> None:
     """What a drawn chart shows in words (legend entries, axis and panel titles, the choices
     above it, its name for a screen reader) uses display names: no variant id, setting
     value id or runner label that differs from its display name appears in it."""
     ids = _internal_ids(built_site.parent / "fixture-data" / "results")
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    found: list[str] = []
-    for rel in _pages(built_site):
-        if not rel.startswith("topics/"):
-            continue
-        page.goto(server + rel, wait_until="networkidle")
-        page.evaluate(DRAW_ALL)
-        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-        words = page.evaluate("""() => [...document.querySelectorAll('[data-tfperf-chart]')].flatMap(el => [
-            el.getAttribute('aria-label') || '',
-            ...[...el.querySelectorAll('svg text')].map(t => t.textContent),
-            ...[...el.querySelectorAll('.vega-bind-name, select option')].map(o => o.textContent)])""")
-        for w in words:
-            for token in re.split(r"[\s,;:()=]+", w):
-                if token in ids:
-                    found.append(f"{rel}: {ids[token]} {token!r} in {w[:120]!r}")
-    page.close()
+    words = visit(1400).chart_words
+    assert words, "no topic page was read"
+    found = [f"{rel}: {ids[token]} {token!r} in {w[:120]!r}" for rel, ws in words.items() for w in ws
+             for token in re.split(r"[\s,;:()=]+", w) if token in ids]
     assert not found, "\n".join(sorted(set(found))[:30])
 
 
@@ -375,28 +399,14 @@ _TABLES_JS = """() => {
 
 
 @pytest.mark.parametrize("width", [1400, 400])
-def test_tables_fit_or_keep_their_first_column_in_view(built_site: Path, server: str, browser,  # type: ignore[no-untyped-def]
-                                                       width: int) -> None:
+def test_tables_fit_or_keep_their_first_column_in_view(visit: Callable[[int], Visit], width: int) -> None:
     """Every table on every page, every fold opened: no word broken between two letters, no
     generated table with an empty header, no card (a phone) whose first cell, its scenario or
     topic, is empty, and a table wider than its box keeps its first column in view when the
     box is scrolled to its end."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    found: list[str] = []
-    tables = 0
-    for rel in _pages(built_site):
-        page.goto(server + rel, wait_until="networkidle")
-        page.evaluate(DRAW_ALL)          # every table prepared (break points, cards), not only those near
-        r = page.evaluate(_TABLES_JS)
-        tables += r["tables"]
-        where = f"{rel or '/'} at {width} px"
-        found += [f"{where}: a word broken between letters: {x}" for x in r["broken"][:5]]
-        found += [f"{where}: an empty header in {x}" for x in r["emptyHead"][:3]]
-        found += [f"{where}: a card without its first cell: {x}" for x in r["cardWithoutName"][:3]]
-        found += [f"{where}: the first column out of view: {x}" for x in r["lostColumn"]]
-    page.close()
-    assert tables > 20
-    assert not found, "\n".join(found)
+    v = visit(width)
+    assert v.tables > 20
+    assert not v.table_problems, "\n".join(v.table_problems)
 
 
 @pytest.mark.parametrize("width", [1400, 400])
