@@ -416,24 +416,28 @@ def write_error(path: Path, exc: OSError) -> ResultsWriteError:
     return ResultsWriteError(str(path), "(file)", f"cannot write: {exc.strerror or exc}")
 
 
-def publish(p: Path, data: bytes, *, replace: bool = True) -> None:
+def publish(p: Path, data: bytes, *, replace: bool = True, sync: bool = True) -> None:
     """Put ``data`` at ``p`` so that the file is, at every instant, the old complete file
     or the new one: a temp file in the same folder, fsync, rename (or, with
     ``replace=False``, a link that fails on a file created meanwhile), fsync the folder.
-    No validation: callers check what they write. A write the file system refuses is a
+    ``sync=False`` leaves out both fsyncs: whole or nothing still, but not on disk before
+    this returns (a cache, which a crash only costs its next build). No validation: callers
+    check what they write. A write the file system refuses is a
     :class:`~tfperf.errors.ResultsWriteError` naming ``p``; the temp file is removed and
     ``p`` keeps its old bytes."""
     tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "xb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         if replace:
             os.replace(tmp, p)
         else:
             _link_new(tmp, p, data)
-        fsync_dir(p.parent)
+        if sync:
+            fsync_dir(p.parent)
     except OSError as exc:
         raise write_error(p, exc) from None
     finally:

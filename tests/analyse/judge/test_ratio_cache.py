@@ -39,3 +39,27 @@ def test_the_defaults_of_ratio_ci_are_the_keyed_ones() -> None:
 
     params = inspect.signature(stats.ratio_ci).parameters
     assert params["n_boot"].default == stats.N_BOOT and params["seed"].default == stats.BOOT_SEED
+
+
+def test_a_memo_that_cannot_be_written_costs_only_the_intervals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk is full when the memo is saved (the rename fails): the build goes on, the
+    old memo is left whole and no temporary file beside it, so the next build computes
+    the new intervals again instead of reading half a file."""
+    import errno
+    import os
+
+    from tfperf.store import files as store_files
+
+    path = tmp_path / "ratios.json"
+    _cached(path)
+    before = path.read_bytes()
+    cache = RatioCache(path)
+    cache.ratio(CAND, BASE)
+
+    def full(src: object, dst: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store_files.os, "replace", full)
+    cache.save()
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["ratios.json"]

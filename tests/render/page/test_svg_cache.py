@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tfperf.render.page import embed
 from tfperf.render.page.embed import SvgCache
+from tfperf.store import files as store_files
 
 SPEC = {"mark": "bar", "data": {"values": [{"a": 1}]}}
 
@@ -58,7 +58,7 @@ def test_a_cache_that_cannot_be_written_keeps_nothing_and_the_build_goes_on(
     def full(src: object, dst: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(embed.os, "replace", full)
+    monkeypatch.setattr(store_files.os, "replace", full)
     cache = SvgCache(tmp_path / "cache")
     name = cache.svg_name(SPEC)
     assert cache.produced[name].startswith("<svg>")

@@ -44,10 +44,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import struct
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +53,8 @@ from typing import Any
 
 from ... import stats
 from ...cases import Control, control_applies, where_holds
+from ...errors import ResultsWriteError
+from ...store.files import publish
 from ...store.record_types import Scalar
 from ..records import Measurement, Noise, params_id, settings_id
 from .effects import MARGIN, Finding, effect
@@ -139,13 +139,15 @@ class RatioCache:
         return Ratio(*hit, paired=True, n=len(common))
 
     def save(self) -> None:
+        """The memo written whole or not at all (:func:`~tfperf.store.files.publish`); one
+        that cannot be written (a full disk) only costs the next build the intervals again."""
         if not (self.path and self._dirty):
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(self._memo, fh)
-        os.replace(tmp, self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            publish(self.path, json.dumps(self._memo).encode("utf-8"), sync=False)
+        except (OSError, ResultsWriteError):
+            return
         self._dirty = False
 
 

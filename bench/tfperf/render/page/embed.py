@@ -30,16 +30,15 @@ in the search index.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...errors import TfperfError
+from ...errors import ResultsWriteError, TfperfError
+from ...store.files import publish
 from .html import Markup, element, h, script_json
 
 VL_VERSION = "6.4"   # vl-convert's Vega-Lite, matching the vendored vega-lite 6.4.1
@@ -75,17 +74,14 @@ class SvgCache:
 
 
 def _keep(path: Path, svg: str) -> None:
-    """Put ``svg`` in the cache as ``path`` whole or not at all: written beside it and renamed,
+    """Put ``svg`` in the cache as ``path`` whole or not at all (:func:`~tfperf.store.files.publish`),
     so a build reading the cache at the same time, or after a full disk, never reads half a
     drawing. A cache that cannot be written only costs the next build the drawing again."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(svg, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+        publish(path, svg.encode("utf-8"), sync=False)
+    except (OSError, ResultsWriteError):
+        pass
 
 
 def _compact(v: Any) -> Any:
