@@ -51,6 +51,7 @@ from typing import Any
 
 from ..errors import TfperfError
 from ..store import locked
+from ..store.files import publish
 from . import envinfo
 
 STAMP = "tfperf-venv.json"
@@ -312,9 +313,7 @@ def _build(path: Path, recipe: Recipe, run: Command, log: Callable[[str], None])
         stamp = {"format": STAMP_FORMAT, "recipe_hash": recipe.hash, "recipe": asdict(recipe),
                  "installed": have, "not_installed": missing, "wheels": str(wheels) if wheels else None,
                  "created_at": envinfo.now_iso(), "seconds": round(time.monotonic() - t0, 1)}
-        tmp = path / (STAMP + ".tmp")
-        tmp.write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path / STAMP)
+        publish(path / STAMP, (json.dumps(stamp, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         raise
