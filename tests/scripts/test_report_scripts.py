@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -33,6 +34,9 @@ def test_the_method_report_runs_on_each_published_runner(runner: str, capsys: py
     out = capsys.readouterr().out
     assert code in (0, 1), out                     # 1: a target missed, said in the last line
     assert "A/A pairs:" in out and "published speedups:" in out
+    # every published runner measured the full profile's controls: how far two processes land apart
+    assert re.search(r"two processes with the same settings differ by: median \d+\.\d%, max \d+\.\d% \(\d+ controls\)",
+                     out), out
     assert out.rstrip().splitlines()[-1] in ("all targets met", "some targets missed")
 
 
