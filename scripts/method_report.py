@@ -34,9 +34,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from tfperf.analyse import Dataset, Finding, Measurement, analyse
-from tfperf.analyse.judge.scenarios import controls_for
-from tfperf.analyse.judge.scenarios import index as control_index
+from tfperf.analyse import Dataset, Finding, Measurement, analyse, controls_by_runner
 from tfperf.arrival import words
 
 
@@ -154,30 +152,23 @@ def must_agree(ds: Dataset) -> tuple[list[str], bool]:
     """The topics' negative controls (``controls:`` in their YAML): settings groups that
     must measure the same, e.g. threads=<cores> against the default on this runner."""
     lines, ok = [], True
-    apart: list[float] = []                # |ratio - 1| of each control
-    by = control_index(ds.current)
-    for topic, info in sorted(ds.topics.items()):
-        for c in info.controls:
-            same_as = {str(k): str(v) for k, v in c["same_as"].items()}
-            for m in ds.current:
-                if m.topic != topic or m.variant != str(c["variant"]) or not m.ok \
-                        or any(m.settings.get(k) != v for k, v in same_as.items()):
-                    continue
-                for res in controls_for(m, [c], by, ds.noise, ds.cache):
-                    r = res.ratio
-                    good = abs(r.point - 1) <= 0.05
-                    apart.append(abs(r.point - 1))
-                    ok &= good
-                    lines.append(f"  {res.measured.case_id}: {r.point:.3f} [{r.low:.3f}, {r.high:.3f}]"
-                                 f"{' paired' if r.paired else ' UNPAIRED'}{'' if good else '  <-- outside ±5%'}"
-                                 f"{'  (control failed)' if res.failed else ''}")
+    gaps: list[float] = []
+    for runner in controls_by_runner(ds):
+        gaps += runner.gaps
+        for res in runner.results:
+            r = res.ratio
+            good = abs(r.point - 1) <= 0.05
+            ok &= good
+            lines.append(f"  {res.measured.case_id}: {r.point:.3f} [{r.low:.3f}, {r.high:.3f}]"
+                         f"{' paired' if r.paired else ' UNPAIRED'}{'' if good else '  <-- outside ±5%'}"
+                         f"{'  (control failed)' if res.failed else ''}")
     if not lines:
         return ["settings that must agree: none measured"], True
     # Each control is two worker processes with the same settings: how far apart they land is
     # a bias of the processes themselves (memory layout, thread placement), which the rounds,
     # all in one pair of processes, cannot see and measuring longer cannot remove.
-    spread = (f"  two processes with the same settings differ by: median {statistics.median(apart):.1%}, "
-              f"max {max(apart):.1%} ({len(apart)} controls)")
+    spread = (f"  two processes with the same settings differ by: median {statistics.median(gaps):.1%}, "
+              f"max {max(gaps):.1%} ({len(gaps)} controls)")
     return ["settings that must measure the same (the topics' controls; target: within ±5%):", *lines, spread], ok
 
 

@@ -2,7 +2,7 @@
 
 Read it bottom up: what is loaded, how it is judged, the dataset that computes it once, and
 the views the pages take from that dataset. Loading is three modules, kept at the top (a
-folder of three would only add a level); judging (six modules) and the views (four) are the
+folder of three would only add a level); judging (six modules) and the views (five) are the
 two roles a reader looks for apart, so each has a folder whose ``__init__`` names its
 modules:
 
@@ -21,7 +21,8 @@ modules:
 * ``dataset``   – all of it computed once: ``analyse(results_root, snippets_dir)``;
 * ``views/``    – what the pages and reports need from a ``Dataset`` or from two sets of
   results compared (nothing else imports them): answers, advice, the home page's tables,
-  then and now, this machine against the published runners, regressions.
+  then and now, this machine against the published runners, regressions, each runner's
+  controls.
 
 This package is the stage's public API: render and the CLI import the analysis from
 ``tfperf.analyse`` only, never from its modules (the "facade" contract in pyproject.toml and
@@ -99,6 +100,7 @@ from .views.answers import (
 from .views.answers import findings as headline_findings
 from .views.answers import then_now as topic_then_now
 from .views.answers import versions_table as claims_by_release
+from .views.controls import controls_by_runner
 from .views.versus import LOCAL_ROOT, ThisMachine, Versus, as_json, compare_files, this_machine
 
 __all__ = [
@@ -155,6 +157,7 @@ __all__ = [
     "claim_answer",
     "claims_by_release",
     "compare_files",
+    "controls_by_runner",
     "cpu_text",
     "error_line",
     "exclusion_reason",

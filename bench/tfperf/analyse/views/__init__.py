@@ -9,5 +9,7 @@ from two sets of results compared. Nothing in ``judge`` or the loading modules i
 * ``versus``  – this machine's results against the published runners (``tfperf compare``,
   and the site's "this machine" sections); not to be confused with ``judge.scenarios``,
   which compares variants within one scenario;
-* ``regress`` – regressions between two result sets of one runner (the CI's report).
+* ``regress`` – regressions between two result sets of one runner (the CI's report);
+* ``controls`` – every negative control of each runner: how far apart two worker processes
+  with the same settings landed (How we measure, ``scripts/method_report.py``).
 """
