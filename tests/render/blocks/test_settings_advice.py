@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tfperf.analyse import analyse
+from tfperf.analyse import analyse, controls_by_runner
 from tfperf.analyse.views.advice import FASTER, SLOWER, UNCLEAR, advise_settings
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.context import parse_block
@@ -162,3 +162,30 @@ def test_where_a_setting_does_not_pay_is_said_by_the_parameter_that_explains_it(
 def test_a_topic_without_baseline_settings_keeps_the_variant_box() -> None:
     ds = analyse(FIX / "data" / "results", FIX / "snippets")
     assert advise_settings(ds, "fixture_steps") is None
+
+
+def _controls(ds: Any) -> str:
+    return str(render_block(parse_block("controls"), Context(ds, prefix="", svgs=SvgCache(None))))
+
+
+def test_how_we_measure_shows_how_far_apart_each_runners_processes_landed(designed: Any) -> None:
+    """The controls table (How we measure): per runner, its controls' gaps, the largest named
+    with its scenario and settings, and how many made a scenario unclear. Designed: every
+    twin equals the default except fixture-b's at batch 1 with oneDNN on, made 1.3x faster."""
+    by = {rc.runner: rc for rc in controls_by_runner(designed)}
+    assert set(by) == set(CORES)
+    a, b = by["fixture-a"], by["fixture-b"]
+    assert max(a.gaps) < 0.01 and not a.failed
+    assert b.widest.ratio.point == pytest.approx(1.3, rel=0.02) and len(b.failed) == 1
+    assert b.widest.measured.params["batch"] == 1 and b.widest.measured.settings == {"threads": "2", "onednn": "1"}
+    rows = re.findall(r"<tr>(.*?)</tr>", _controls(designed), flags=re.DOTALL)
+    b_row = next(r for r in rows if "2-core Fixture" in r)
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", b_row, flags=re.DOTALL)]
+    assert cells[1] == str(len(b.results)) and cells[-1] == "1"
+    assert cells[3].startswith("30%: ") and "batch 1" in cells[3] and "1.3× the speed of" in cells[3], cells
+
+
+def test_without_controls_the_table_says_none_was_measured() -> None:
+    ds = analyse(FIX / "data" / "results", FIX / "snippets")
+    assert controls_by_runner(ds) == []
+    assert "No runner has measured a control yet." in _controls(ds)

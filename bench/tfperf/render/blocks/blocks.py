@@ -25,6 +25,7 @@ from ...analyse import (
     LoadedBreakdown,
     Verdict,
     claim_answer,
+    controls_by_runner,
     cpu_text,
     error_line,
     exclusion_reason,
@@ -394,6 +395,40 @@ def block_differences(d: Directive, ctx: Context) -> Markup:
                   + provenance(ctx, ds.current))
 
 
+def block_controls(d: Directive, ctx: Context) -> Markup:
+    """How we measure's table of each runner's controls (``analyse.controls_by_runner``): how
+    far apart two worker processes with the same settings landed, typically and at most
+    (and where), and how many of those gaps made their scenario's settings claims unclear."""
+    ds = ctx.ds
+    runners = controls_by_runner(ds)
+    if not runners:
+        if not ds.current:
+            return no_results(ds, "Controls")
+        having = [info.title for _, info in sorted(ds.topics.items()) if info.controls]
+        return Markup(element("p", "No runner has measured a control yet"
+                                   + (f" (they are in the full profile of: {'; '.join(having)})." if having else ".")))
+    rows: list[list[Any]] = []
+    for rc in runners:
+        w = rc.widest
+        m, ref = w.measured, w.reference
+        common = {k: v for k, v in m.settings.items() if ref.settings.get(k) == v}
+        context = ", ".join(x for x in (ds.params_words(m.topic, m.params), ds.settings_words(m.topic, common))
+                            if x != "–")
+        title = ds.topics[m.topic].title if m.topic in ds.topics else m.topic
+        where = (f"{title}, {context}: {ds.settings_words(m.topic, {k: v for k, v in m.settings.items() if k not in common})}"
+                 f" measured {w.ratio.point:.3g}× the speed of "
+                 f"{ds.settings_words(m.topic, {k: v for k, v in ref.settings.items() if k not in common})}")
+        rows.append([runner_name(ds, rc.runner), len(rc.results), percent(rc.median_gap),
+                     f"{percent(max(rc.gaps))}: {where}", len(rc.failed)])
+    lead = element("p", "On each runner, how far apart two worker processes with the same settings landed "
+                        "(each control is one such pair, measured side by side like any other comparison). "
+                        "A gap this size is in no interval on these pages: a scenario's rounds all run in the same "
+                        "processes. When a control's whole interval lies beyond its margin, the settings claims of "
+                        "its scenario are unclear.")
+    return Markup(lead + table(["runner", "controls", "typical gap", "largest gap", "controls that made a scenario unclear"],
+                               rows) + provenance(ctx, [r.measured for rc in runners for r in rc.results]))
+
+
 _ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (None: unknown)
 _RUNTIMES = (("tf2onnx", "tf2onnx"), ("onnxruntime", "ONNX Runtime"), ("ai_edge_litert", "ai-edge-litert"))
 
@@ -520,7 +555,8 @@ def block_failures(d: Directive, ctx: Context) -> Markup:
 BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
     "breakdown": block_breakdown, "notebook": block_notebook,
-    "findings": block_findings, "differences": block_differences, "runners": block_runners,
+    "findings": block_findings, "differences": block_differences, "controls": block_controls,
+    "runners": block_runners,
     "datafiles": block_datafiles, "errors": block_errors,
     "failures": block_failures, "dothis": block_dothis,
 }
