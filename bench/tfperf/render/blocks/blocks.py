@@ -412,19 +412,20 @@ def block_controls(d: Directive, ctx: Context) -> Markup:
         w = rc.widest
         m, ref = w.measured, w.reference
         common = {k: v for k, v in m.settings.items() if ref.settings.get(k) == v}
-        context = ", ".join(x for x in (ds.params_words(m.topic, m.params), ds.settings_words(m.topic, common))
-                            if x != "–")
+        context = ", ".join(x for x in (ds.label(m.topic, m.variant), ds.params_words(m.topic, m.params),
+                                         ds.settings_words(m.topic, common)) if x != "–")
         title = ds.topics[m.topic].title if m.topic in ds.topics else m.topic
-        where = (f"{title}, {context}: {ds.settings_words(m.topic, {k: v for k, v in m.settings.items() if k not in common})}"
-                 f" measured {w.ratio.point:.3g}× the speed of "
-                 f"{ds.settings_words(m.topic, {k: v for k, v in ref.settings.items() if k not in common})}")
+        pair = (f"{ds.settings_words(m.topic, {k: v for k, v in m.settings.items() if k not in common})} measured "
+                f"{w.ratio.point:.3g}× the speed of "
+                f"{ds.settings_words(m.topic, {k: v for k, v in ref.settings.items() if k not in common})}")
+        where = f"{pair} ({title}; {context})"
         rows.append([runner_name(ds, rc.runner), len(rc.results), percent(rc.median_gap),
                      f"{percent(max(rc.gaps))}: {where}", len(rc.failed)])
-    lead = element("p", "On each runner, how far apart two worker processes with the same settings landed "
-                        "(each control is one such pair, measured side by side like any other comparison). "
-                        "A gap this size is in no interval on these pages: a scenario's rounds all run in the same "
-                        "processes. When a control's whole interval lies beyond its margin, the settings claims of "
-                        "its scenario are unclear.")
+    lead = element("p", "The table shows, for each runner, how far apart two worker processes with the same "
+                        "settings landed (each control is one such pair, measured side by side like any other "
+                        "comparison). Gaps like these are in no interval on these pages: a scenario's rounds all run "
+                        "in the same processes. When a control's whole interval lies beyond its margin, the settings "
+                        "claims of its scenario are unclear.")
     return Markup(lead + table(["runner", "controls", "typical gap", "largest gap", "controls that made a scenario unclear"],
                                rows) + provenance(ctx, [r.measured for rc in runners for r in rc.results]))
 
