@@ -1,4 +1,4 @@
-"""A variant's results go stale when the code it runs changes, and only then (issue 14).
+"""A variant's results go stale when the code it runs changes, and only then.
 
 ``variant_source.source_hashes`` hashes what each variant reaches in its snippet; the
 analysis stales a result by it (select.mark_stale) and the harness re-measures by it

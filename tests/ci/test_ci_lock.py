@@ -1,4 +1,4 @@
-"""CI installs exactly a hashed lock (issue 15): every job that installs Python packages names
+"""CI installs exactly a hashed lock: every job that installs Python packages names
 one in TFPERF_LOCK (scripts/ci/env.sh installs it with pip --require-hashes --only-binary=:all:
 --no-deps), the lock of the extras it installs; each lock pins every package with == and its
 sha256 hashes, covers every dependency of its extras at the version pyproject.toml pins, was

@@ -1,5 +1,5 @@
 """scripts/self_compared.py: a reference compared only with itself is listed unless it is
-the scenario's baseline (issue 11's output gating across settings groups)."""
+the scenario's baseline (the output gate across settings groups)."""
 
 from __future__ import annotations
 

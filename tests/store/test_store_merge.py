@@ -1,5 +1,5 @@
 """Merging never loses a record, is order-independent and idempotent; the CI merge step
-(issue 6) rejects malformed artifacts by file and field and merges the rest."""
+rejects malformed artifacts by file and field and merges the rest."""
 
 from __future__ import annotations
 

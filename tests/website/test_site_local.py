@@ -1,4 +1,4 @@
-"""This machine's results beside the published ones, never in their place (issue 13; no
+"""This machine's results beside the published ones, never in their place (no
 TensorFlow).
 
 `scripts/main` measures the quick profile into local/results/<runner>/quick.json, under

@@ -1,5 +1,5 @@
-"""The ratio cache on disk serves an interval only for the statistics that computed it
-(issue 14): its key holds the confidence level, the bootstrap count and the seed."""
+"""The ratio cache on disk serves an interval only for the statistics that computed it:
+its key holds the confidence level, the bootstrap count and the seed."""
 
 from __future__ import annotations
 

@@ -390,7 +390,7 @@ def test_a_wrong_output_never_wins() -> None:
 
 
 def test_does_not_hold_and_unclear_read_as_different_lines() -> None:
-    """The summary never merges "does not hold" with "unclear" (issue 13): each finding, and
+    """The summary never merges "does not hold" with "unclear": each finding, and
     their mixes, is its own line, with the direction of a claim that does not hold in
     words."""
     from tfperf.analyse.judge.effects import Finding

@@ -1,4 +1,4 @@
-"""Charts that fit any screen (issue 13): panels in numeric order on one shared y scale that
+"""Charts that fit any screen: panels in numeric order on one shared y scale that
 wrap (tfperf.js lays them out one per row on a phone), 1-2-5 ticks on a log axis with 1× and
 10× among them, a colour-blind-safe palette, display names in the legend and tooltips, at
 most eight series a panel, and no trend chart where
