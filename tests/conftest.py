@@ -74,7 +74,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """In a pytest-xdist worker (scripts/test runs `-n` workers with `--dist loadfile`: each
     test file on one worker, so its module fixtures are made once), the browser tests, the
     longest, are handed out first (`--no-loadscope-reorder` keeps this order), and the other
-    workers take the rest meanwhile. (`--dist loadgroup` would also keep the files that read
-    :func:`published_site` together, but xdist 3.8 cannot name the groups under pytest 9.2.)"""
+    workers take the rest meanwhile."""
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: item.get_closest_marker("browser") is None)

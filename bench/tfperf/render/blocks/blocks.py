@@ -415,9 +415,9 @@ def block_controls(d: Directive, ctx: Context) -> Markup:
         context = ", ".join(x for x in (ds.label(m.topic, m.variant), ds.params_words(m.topic, m.params),
                                          ds.settings_words(m.topic, common)) if x != "–")
         title = ds.topics[m.topic].title if m.topic in ds.topics else m.topic
-        pair = (f"{ds.settings_words(m.topic, {k: v for k, v in m.settings.items() if k not in common})} measured "
-                f"{w.ratio.point:.3g}× the speed of "
-                f"{ds.settings_words(m.topic, {k: v for k, v in ref.settings.items() if k not in common})}")
+        ours, theirs = ({k: v for k, v in x.settings.items() if k not in common} for x in (m, ref))
+        pair = (f"{ds.settings_words(m.topic, ours)} measured {w.ratio.point:.3g}× the speed of "
+                f"{ds.settings_words(m.topic, theirs)}")
         where = f"{pair} ({title}; {context})"
         rows.append([runner_name(ds, rc.runner), len(rc.results), percent(rc.median_gap),
                      f"{percent(max(rc.gaps))}: {where}", len(rc.failed)])
