@@ -4,6 +4,7 @@
     .venv/bin/python scripts/method_report.py                     # data/ of this checkout
     .venv/bin/python scripts/method_report.py --runner R --profile full
     .venv/bin/python scripts/method_report.py --again DIR         # reproducibility: DIR's results vs data/
+    .venv/bin/python scripts/method_report.py --runner A --again-runner B   # two runners, e.g. two Xeons
 
 Prints, for one runner and profile:
   1. the A/A pairs (the baseline of each scenario measured twice per round): how far from
@@ -18,8 +19,9 @@ Prints, for one runner and profile:
   5. per arrival pattern (after an idle gap, Poisson arrivals; back to back is 1.): the
      A/A pairs' p50 ratio (target: within ±5%) and p99 ratio, and the relative width of the
      p99's 95% CI, of the A/A pairs and of every result (how long a run a tail claim needs);
-  6. with --again: speedups of the same cases in two runs (target: >= 90% within ±10%) and
-     claim verdicts that went from holds to refuted or back (target: none).
+  6. with --again (or --again-runner): speedups of the same cases in two runs, or on two
+     runners (target: >= 90% within ±10%), and claim verdicts that went from holds to
+     refuted or back (target: none).
 Exit status 1 when a target is missed.
 """
 
@@ -231,9 +233,9 @@ def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
             ocr = other.claim_result(topic, cr.id)
             if ocr is None:
                 continue
-            theirs = {ch.scenario.key: ch.finding for ch in ocr.checks}
+            theirs = {ch.scenario.key[1:]: ch.finding for ch in ocr.checks}     # the key without the runner
             for ch in cr.checks:
-                f2 = theirs.get(ch.scenario.key)
+                f2 = theirs.get(ch.scenario.key[1:])
                 # a flip: two clear findings that differ (faster, slower, the same)
                 if f2 is not None and f2 != ch.finding and {ch.finding, f2} <= CLEAR:
                     flips.append(f"{topic}/{cr.id} {ch.scenario.key}: {f2} -> {ch.finding}")
@@ -256,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runner", default="linux-x86_64-2core-intel-amx", help="the runner label (data/results/RUNNER/)")
     p.add_argument("--profile", default="full")
     p.add_argument("--again", metavar="DIR", help="a second run's data directory, for reproducibility")
+    p.add_argument("--again-runner", metavar="LABEL",
+                   help="the second run's runner label (default: --runner), e.g. another runner that may be "
+                        "the same CPU; with it --again defaults to --data")
     args = p.parse_args(argv)
     from tfperf import store
 
@@ -288,8 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     lines, good = arrival_patterns(doc)
     ok &= good
     print("\n".join(lines))
-    if args.again:
-        other = _restrict(analyse(Path(args.again) / "results", args.snippets), args.runner, args.profile)
+    if args.again or args.again_runner:
+        other = _restrict(analyse(Path(args.again or args.data) / "results", args.snippets),
+                          args.again_runner or args.runner, args.profile)
         lines, good = again(ds, other)
         ok &= good
         print("\n".join(lines))

@@ -148,3 +148,18 @@ def cpu_identity(env: Mapping[str, object]) -> str:
     cls = isa_class(isa if isinstance(isa, Mapping) else {})
     machine = str(env.get("machine") or "?")
     return f"{model}{' ' + core if core else ''} ({machine}, {env.get('cores')} cores, {cls})"
+
+
+def may_be_one_cpu(a: Mapping[str, object], b: Mapping[str, object]) -> bool:
+    """Whether two environment records of different identities (:func:`cpu_identity`) may
+    still be one CPU: one was made before the harness read the family and model, so its core
+    is unknown, and everything else that names a CPU (the model name, the architecture, the
+    core count, the instruction-set class) is the same. Such records stay two runners (the
+    store cannot prove them one), and the Runners page says they may be one."""
+    if cpu_identity(a) == cpu_identity(b) or (core_name(a) is None) == (core_name(b) is None):
+        return False
+    def named(env: Mapping[str, object]) -> tuple[str, str, object, str]:
+        isa = env.get("isa")
+        return (str(env.get("cpu_model") or ""), str(env.get("machine") or ""), env.get("cores"),
+                isa_class(isa if isinstance(isa, Mapping) else {}))
+    return named(a) == named(b)

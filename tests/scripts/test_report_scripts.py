@@ -40,6 +40,15 @@ def test_the_method_report_runs_on_each_published_runner(runner: str, capsys: py
     assert out.rstrip().splitlines()[-1] in ("all targets met", "some targets missed")
 
 
+def test_the_method_report_compares_two_runners_case_for_case(capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = "linux-x86_64-2core-amd-zen4-avx512", "linux-x86_64-2core-amd-zen5-avx512"
+    code = _script("method_report").main(["--runner", a, "--again-runner", b])
+    out = capsys.readouterr().out
+    found = re.search(r"reproducibility: (\d+) of (\d+) speedups agree within ±10%", out)
+    assert code in (0, 1) and found, out
+    assert 0 < int(found.group(1)) <= int(found.group(2))          # the same cases, found across two labels
+
+
 def test_classic_findings_names_each_claims_findings(capsys: pytest.CaptureFixture[str]) -> None:
     assert _script("classic_findings").main([]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "---" not in line]

@@ -280,4 +280,51 @@ def test_the_runners_table_names_the_core_and_its_numbers() -> None:
     from tfperf.analyse import cpu_text
     assert cpu_text(GENOA) == "AMD EPYC (Zen 4: family 25, model 17, stepping 1)"
     assert cpu_text(TURIN_BEFORE_SIGNATURES) == "AMD EPYC (Zen 5, told by the instruction sets TensorFlow listed)"
-    assert cpu_text(XEON) == "Intel(R) Xeon(R) Processor"
+    assert cpu_text(XEON) == "Intel(R) Xeon(R) Processor (family and model not recorded)"
+    assert cpu_text(XEON_F6M167) == "Intel(R) Xeon(R) Processor (family 6, model 167, stepping 1)"
+
+
+# A Xeon whose numbers are outside the tables (a VM may report numbers no real Xeon with AMX
+# has), and the published Xeon measured before the numbers were read.
+XEON_F6M167 = {**XEON, "cpu_signature": {"family": 6, "model": 167, "stepping": 1}}
+
+
+class _Runner:
+    def __init__(self, env: dict[str, Any]) -> None:
+        self.env = env
+
+    def latest_environment(self) -> dict[str, Any]:
+        return self.env
+
+
+class _Runners:
+    def __init__(self, **envs: dict[str, Any]) -> None:
+        self.runners = {label.replace("_", "-"): _Runner(env) for label, env in envs.items()}
+
+
+def test_two_cpus_are_never_given_one_name() -> None:
+    from tfperf.analyse import hardware_name
+    names = {hardware_name(_Runner(env)) for env in (XEON, XEON_F6M167, GENOA, TURIN)}  # type: ignore[arg-type]
+    assert names == {"2-core Intel Xeon (AMX)", "2-core Intel Xeon family 6 model 167 (AMX)",
+                     "2-core AMD EPYC Zen 4 (AVX-512)", "2-core AMD EPYC Zen 5 (AVX-512)"}
+
+
+def test_a_cpu_measured_before_its_numbers_were_read_may_be_one_with_a_cpu_that_reports_them() -> None:
+    assert hardware.may_be_one_cpu(XEON, XEON_F6M167) and hardware.may_be_one_cpu(XEON_F6M167, XEON)
+    assert hardware.cpu_identity(XEON) != hardware.cpu_identity(XEON_F6M167)      # still two runners
+    assert not hardware.may_be_one_cpu(XEON, XEON)                                # one identity: one runner
+    assert not hardware.may_be_one_cpu(GENOA, TURIN)                              # both numbered: two CPUs
+    assert not hardware.may_be_one_cpu(EPYC_ZEN3, {**EPYC_ZEN4, "cpu_signature": GENOA["cpu_signature"]})
+    assert not hardware.may_be_one_cpu(XEON, {**XEON_F6M167, "cores": 4})
+    assert not hardware.may_be_one_cpu(TURIN_BEFORE_SIGNATURES, TURIN)            # named by its instruction sets
+
+
+def test_the_runners_page_says_when_two_runners_may_be_one_cpu() -> None:
+    from tfperf.analyse import maybe_one_cpu
+    from tfperf.render.blocks.blocks import _maybe_one_cpu_note
+    ds = _Runners(xeon_old=XEON, xeon_new=XEON_F6M167, zen4=GENOA)
+    assert maybe_one_cpu(ds) == [("xeon-old", "xeon-new")]                        # type: ignore[arg-type]
+    note = _maybe_one_cpu_note(type("Ctx", (), {"ds": ds})())                     # type: ignore[arg-type]
+    assert "Two runners that may be one CPU" in note and "xeon-old" in note and "xeon-new" in note
+    assert "2-core Intel Xeon family 6 model 167 (AMX)" in note and "zen4" not in note
+    assert _maybe_one_cpu_note(type("Ctx", (), {"ds": _Runners(a=XEON, b=GENOA)})()) == ""   # type: ignore[arg-type]

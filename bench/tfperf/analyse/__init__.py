@@ -94,6 +94,7 @@ from .views.answers import (
     cpu_text,
     hardware_name,
     machine_differences,
+    maybe_one_cpu,
     question_answers,
     runner_name,
 )
@@ -171,6 +172,7 @@ __all__ = [
     "load_sources",
     "load_topics",
     "machine_differences",
+    "maybe_one_cpu",
     "nonfinite",
     "params_id",
     "question_answers",

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...arrival import BACK_TO_BACK, Pattern, parse_id, words
-from ...hardware import CORE_NAMES, core_name, isa_class, vendor
+from ...hardware import CORE_NAMES, core_name, isa_class, may_be_one_cpu, vendor
 from ..dataset import Dataset
 from ..judge.claims import ClaimResult
 from ..judge.effects import (
@@ -60,7 +60,8 @@ ISA_WORDS = {"avx512": "AVX-512", "neon": "NEON"}     # as vendors and TensorFlo
 def hardware_name(runner: Runner | None, label: str = "") -> str:
     """A runner's machine as a reader names it: "2-core Intel Xeon (AMX)", "2-core AMD EPYC
     Zen 4 (AVX-512)" (with the core generation where :func:`tfperf.hardware.core_name`
-    knows it); the label when no environment was recorded."""
+    knows it, and the family and model numbers where it knows only those, so two CPUs
+    are never given one name); the label when no environment was recorded."""
     env = runner.latest_environment() if runner is not None else None
     if env is None:
         return label or "unknown machine"
@@ -68,7 +69,7 @@ def hardware_name(runner: Runner | None, label: str = "") -> str:
     model = re.sub(r"\((R|TM|tm)\)", "", model)
     model = re.sub(r"\b(CPU|Processor)\b.*$", "", model).strip() or vendor(model, str(env.get("machine") or ""))
     core = core_name(env)
-    if core in CORE_NAMES:
+    if core is not None:          # "Zen 4"; "family 6 model 167" for a CPU outside the tables
         model = f"{model} {core}"
     isa = isa_class(env.get("isa") or {})
     extra = "" if isa in ("unknown", "base") else f" ({ISA_WORDS.get(isa, isa.upper())})"
@@ -80,13 +81,15 @@ def cpu_text(env: Mapping[str, Any]) -> str:
     """An environment record's CPU for the Runners table: its model name, and its core
     generation with the numbers that name it: "AMD EPYC (Zen 4: family 25, model 17,
     stepping 1)"; "AMD EPYC (Zen 5, told by the instruction sets TensorFlow listed)" for a
-    record made before the numbers were read."""
+    record made before the numbers were read, and "Intel(R) Xeon(R) Processor (family and
+    model not recorded)" where nothing else tells."""
     model = str(env.get("cpu_model") or "–")
     core = core_name(env)
     signature = env.get("cpu_signature")
     numbers = ", ".join(f"{k} {v}" for k, v in signature.items()) if isinstance(signature, Mapping) else ""
     if core is None:
-        return model
+        unrecorded = signature is None and vendor(model) in ("intel", "amd")
+        return f"{model} (family and model not recorded)" if unrecorded else model
     if not numbers:
         return f"{model} ({core}, told by the instruction sets TensorFlow listed)"
     return f"{model} ({core}: {numbers})" if core in CORE_NAMES else f"{model} ({numbers})"
@@ -103,6 +106,15 @@ def runner_name(ds: Dataset, label: str) -> str:
     if list(names.values()).count(name) > 1:
         name = f"{name} ({base})"
     return f"{name}, {profile} profile" if profile else name
+
+
+def maybe_one_cpu(ds: Dataset) -> list[tuple[str, str]]:
+    """Pairs of runner labels whose latest records may be one CPU
+    (:func:`tfperf.hardware.may_be_one_cpu`): the first was measured before the harness read
+    the CPU's family and model, the second reports them, and nothing else tells them apart."""
+    envs = {label: env for label, r in sorted(ds.runners.items()) if (env := r.latest_environment()) is not None}
+    return [(a, b) for a, ea in envs.items() for b, eb in envs.items()
+            if a != b and core_name(ea) is None and may_be_one_cpu(ea, eb)]
 
 
 def short_name(hardware: str, same_cores: bool = False) -> str:

@@ -34,6 +34,7 @@ from ...analyse import (
     hardware_name,
     headline_findings,
     machine_differences,
+    maybe_one_cpu,
     release_key,
     runner_name,
 )
@@ -493,7 +494,24 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
         ]
         title = f"{hardware_name(r, label)} ({label})"
         out.append(Markup(f'<h3 id="runner-{h(label)}">{h(title)}</h3>' + table([hidden("what"), hidden("value")], rows, "tfperf-table tfperf-kv")))
-    return Markup("".join(out))
+    return Markup(_maybe_one_cpu_note(ctx) + "".join(out))
+
+
+def _maybe_one_cpu_note(ctx: Context) -> str:
+    """A note before the runners where two of them may be one CPU (the older measured before
+    the harness read the family and model): kept apart, and a shared finding counts twice."""
+    pairs = maybe_one_cpu(ctx.ds)
+    if not pairs:
+        return ""
+    items = []
+    for old, new in pairs:
+        first, second = (hardware_name(ctx.ds.runners.get(x), x) for x in (old, new))
+        items.append(f"<p>The runner {h(old)}, a {h(first)}, was measured before tfperf recorded a CPU's "
+                     f"family and model numbers; the runner {h(new)}, a {h(second)}, reports the same "
+                     "model name, core count and instruction sets, so the two may be one CPU. They are "
+                     "published as two runners, never merged, and a finding they share counts twice in "
+                     "&ldquo;on N of M runners&rdquo;.</p>")
+    return admonition("note", "Two runners that may be one CPU", Markup("".join(items)))
 
 
 def block_datafiles(d: Directive, ctx: Context) -> Markup:
