@@ -319,12 +319,20 @@ def test_a_cpu_measured_before_its_numbers_were_read_may_be_one_with_a_cpu_that_
     assert not hardware.may_be_one_cpu(TURIN_BEFORE_SIGNATURES, TURIN)            # named by its instruction sets
 
 
-def test_the_runners_page_says_when_two_runners_may_be_one_cpu() -> None:
-    from tfperf.analyse import maybe_one_cpu
+def test_the_runners_page_says_when_two_runners_may_be_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace as NS
+
+    from tfperf.analyse import Finding, maybe_one_cpu
+    from tfperf.render.blocks import blocks
     from tfperf.render.blocks.blocks import _maybe_one_cpu_note
     ds = _Runners(xeon_old=XEON, xeon_new=XEON_F6M167, zen4=GENOA)
     assert maybe_one_cpu(ds) == [("xeon-old", "xeon-new")]                        # type: ignore[arg-type]
-    note = _maybe_one_cpu_note(type("Ctx", (), {"ds": ds})())                     # type: ignore[arg-type]
+    def row(old: Finding, new: Finding) -> NS:
+        return NS(answer=NS(runners=[NS(runner="xeon-old", finding=old), NS(runner="xeon-new", finding=new)]))
+    monkeypatch.setattr(blocks, "headline_findings", lambda ds, order: [
+        row(Finding.FASTER, Finding.FASTER), row(Finding.SAME, Finding.UNCLEAR), row(Finding.NO_DATA, Finding.SLOWER)])
+    note = _maybe_one_cpu_note(type("Ctx", (), {"ds": ds, "topic_order": ()})())  # type: ignore[arg-type]
+    assert "Of the 2 claims both measured, they give the same answer on 1." in note
     assert "Two runners that may be one CPU" in note and "xeon-old" in note and "xeon-new" in note
     assert "2-core Intel Xeon family 6 model 167 (AMX)" in note and "zen4" not in note
-    assert _maybe_one_cpu_note(type("Ctx", (), {"ds": _Runners(a=XEON, b=GENOA)})()) == ""   # type: ignore[arg-type]
+    assert _maybe_one_cpu_note(type("Ctx", (), {"ds": _Runners(a=XEON, b=GENOA), "topic_order": ()})()) == ""   # type: ignore[arg-type]

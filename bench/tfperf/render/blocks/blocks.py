@@ -504,13 +504,19 @@ def _maybe_one_cpu_note(ctx: Context) -> str:
     if not pairs:
         return ""
     items = []
+    rows = headline_findings(ctx.ds, ctx.topic_order)
     for old, new in pairs:
         first, second = (hardware_name(ctx.ds.runners.get(x), x) for x in (old, new))
+        pairs_found = [(f[old], f[new]) for f in ({r.runner: r.finding for r in row.answer.runners} for row in rows)
+                       if Finding.NO_DATA not in (f.get(old, Finding.NO_DATA), f.get(new, Finding.NO_DATA))]
+        same = sum(1 for a, b in pairs_found if a == b)
+        agree = (f" Of the {len(pairs_found)} claims both measured, they give the same answer on {same}."
+                 if pairs_found else "")
         items.append(f"<p>The runner {h(old)}, a {h(first)}, was measured before tfperf recorded a CPU's "
                      f"family and model numbers; the runner {h(new)}, a {h(second)}, reports the same "
                      "model name, core count and instruction sets, so the two may be one CPU. They are "
                      "published as two runners, never merged, and a finding they share counts twice in "
-                     "&ldquo;on N of M runners&rdquo;.</p>")
+                     f"&ldquo;on N of M runners&rdquo;.{agree}</p>")
     return admonition("note", "Two runners that may be one CPU", Markup("".join(items)))
 
 
