@@ -144,7 +144,7 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     from playwright.sync_api import sync_playwright
 
     from tfperf.analyse import analyse, question_answers
-    from tfperf.render.blocks.answers_block import EVERY_FROM, GROUP_FROM, alone_brief
+    from tfperf.render.blocks.answers_block import BRIEF_FROM, EVERY_FROM, GROUP_FROM, alone_brief, counted_text
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")
     with serving(site) as base, sync_playwright() as pw:
@@ -162,6 +162,12 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
             if qa.lead:
                 assert qa.lead_text() in shown, (topic, qa.lead_text(), shown)
             for c in qa.claims:
+                if len(qa.claims) > 1 and len(c.runners) >= BRIEF_FROM:
+                    # many machines: each finding once, with how many machines give it
+                    for finding, runners, figures, others in c.by_machines():
+                        said = counted_text(finding, len(runners), len(c.runners), figures, others)
+                        assert said in shown, (topic, said, shown)
+                    continue
                 if len(qa.claims) > 1 and len(c.runners) >= GROUP_FROM:
                     # several claims on many runners: each finding once, with the runners that share it
                     for finding, runners, figures in c.by_finding():
@@ -176,6 +182,8 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
                     continue
                 for r in c.runners:
                     # one claim: its sentence; several: each one's brief finding (the rest in its tooltip)
-                    said = c.sentence(r) if len(qa.claims) == 1 else r.brief
+                    # (one claim on many runners: each one's brief finding too)
+                    said = (r.brief if len(qa.claims) > 1 else c.sentence(r) if len(c.runners) < BRIEF_FROM
+                            else alone_brief(r))
                     assert said in shown, (topic, said, shown)
         browser.close()

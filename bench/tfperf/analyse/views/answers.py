@@ -178,6 +178,10 @@ class ClaimAnswer:
         """The runners grouped by their finding, with each group's range (:func:`_by_finding`)."""
         return _by_finding(self)
 
+    def by_machines(self) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str, tuple[Finding, ...]]]:
+        """The runners grouped by their leading finding alone (:func:`_by_machines`)."""
+        return _by_machines(self)
+
     def sentence(self, r: RunnerAnswer) -> str:
         """The finding as a sentence: "jit_compile=True is slower than plain tf.function in
         9 of 10 scenarios (0.20×–0.95×); faster in 1: mlp, batch 1 (1.06×)"."""
@@ -398,6 +402,25 @@ def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...],
         pts = [p.speedup for r in rs for p in r.summary.of(f) if p.speedup is not None]
         ranged = pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
         out.append((f, tuple(rs), range_text(pts) if ranged else ""))
+    return out
+
+
+def _by_machines(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str, tuple[Finding, ...]]]:
+    """A claim's runners grouped by their leading finding alone, in the runners' order, each
+    group with the range of its speedups for that finding and the other findings some of
+    its scenarios have ("faster on 4 of 5 machines, unclear in some scenarios"): the first
+    screen's form where the machines are too many to name."""
+    groups: dict[Finding, list[RunnerAnswer]] = {}
+    for r in c.runners:
+        groups.setdefault(r.finding, []).append(r)
+    out = []
+    for f, rs in groups.items():
+        pts = [p.speedup for r in rs for p in r.summary.of(f) if p.speedup is not None]
+        ranged = pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
+        others = () if f == Finding.DEPENDS else tuple(
+            g for g in (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR)
+            if g != f and any(r.summary.count(g) for r in rs))
+        out.append((f, tuple(rs), range_text(pts) if ranged else "", others))
     return out
 
 

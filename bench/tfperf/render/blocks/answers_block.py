@@ -75,6 +75,16 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
     if not any(c.runners for c in qa.claims):
         return element("p", "Not measured yet.", class_="tfperf-nodata")
     lead = _lead(qa) if qa.lead else Markup("")
+    if len(qa.claims) == 1 and len(qa.claims[0].runners) >= BRIEF_FROM:
+        # one line per runner with its leading finding (alone_brief), the whole sentence in its tooltip
+        c = qa.claims[0]
+        scope = f"brief {qa.arrival}" if qa.arrival else "brief"
+        lines = [join([f"On the {r.short}: ",
+                       element("span", stated(alone_brief(r), topic, c.claim_id, r.runner, r.releases, r.finding,
+                                              scope=scope), title=c.sentence(r)), "."])
+                 for r in c.runners]
+        return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
+                     element("ul", join(element("li", x) for x in lines), class_="tfperf-a-lines")])
     if len(qa.claims) == 1:
         c = qa.claims[0]
         # After the lead ("Unclear."), a sentence starts a sentence: "Whether ...", not "whether ...".
@@ -112,6 +122,12 @@ GROUP_FROM = 3
 # From this many, a finding every runner shares says "on all 4 machines" rather than four
 # names: with a fourth runner the serving answer ran 0.6 px past a phone's first screen.
 EVERY_FROM = 4
+# From this many runners on, a question with one claim gives each runner its leading finding
+# ("slower in 8 of 10 (0.197×–0.864×)") and the whole sentence in a tooltip, and a question
+# with several says how many machines share each finding ("slower (0.595×–0.837×) on 3 of 5
+# machines"), their names in the tooltip: with a fifth runner the XLA answer ran 89 px, and
+# the serving answer's seven claims several hundred, past a phone's first screen.
+BRIEF_FROM = 5
 
 
 def alone_brief(r: RunnerAnswer) -> str:
@@ -124,6 +140,9 @@ def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
     """A claim's finding per group of runners that share it in every case, or a runner's
     own counts where it stands alone; each runner's name is marked with its finding, and
     its full answer (with the exceptions' names) is its tooltip."""
+    if len(c.runners) >= BRIEF_FROM:      # many machines: how many share each finding, their names in the tooltip
+        return join([_counted(finding, runners, figures, others, len(c.runners))
+                     for finding, runners, figures, others in c.by_machines()], "; ")
     parts = []
     for finding, runners, figures in c.by_finding():
         names = [element("span", stated(r.short, topic, c.claim_id, r.runner, r.releases, r.finding, scope=scope),
@@ -137,6 +156,20 @@ def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
                                  title="; ".join(f"{r.short}: {r.text}" for r in runners))
         parts.append(join([str(finding), f" ({figures})" if figures else "", " on ", names_text]))
     return join(parts, "; ")
+
+
+def counted_text(finding: Finding, n: int, of: int, figures: str, others: tuple[Finding, ...]) -> str:
+    """"slower (0.62×–0.84×) on 3 of 5 machines, unclear in some scenarios": a finding and
+    how many machines give it, for a claim measured on too many to name on a phone."""
+    machines = f"all {n} machines" if n == of else f"{n} of {of} machines"
+    rest = f", {' or '.join(str(g) for g in others)} in some scenarios" if others else ""
+    return f"{finding}{f' ({figures})' if figures else ''} on {machines}{rest}"
+
+
+def _counted(finding: Finding, runners: tuple[RunnerAnswer, ...], figures: str,
+             others: tuple[Finding, ...], of: int) -> Markup:
+    return element("span", counted_text(finding, len(runners), of, figures, others),
+                   title="; ".join(f"{r.short}: {r.text}" for r in runners))
 
 
 def _pattern(qa: QuestionAnswer) -> list[Markup]:
