@@ -144,7 +144,14 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
     from playwright.sync_api import sync_playwright
 
     from tfperf.analyse import analyse, question_answers
-    from tfperf.render.blocks.answers_block import BRIEF_FROM, EVERY_FROM, GROUP_FROM, alone_brief, counted_text
+    from tfperf.render.blocks.answers_block import (
+        BRIEF_FROM,
+        EVERY_FROM,
+        GROUP_FROM,
+        alone_brief,
+        counted_text,
+        leading,
+    )
 
     ds = analyse(ROOT / "data" / "results", ROOT / "snippets")
     with serving(site) as base, sync_playwright() as pw:
@@ -184,6 +191,6 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
                     # one claim: its sentence; several: each one's brief finding (the rest in its tooltip)
                     # (one claim on many runners: each one's brief finding too)
                     said = (r.brief if len(qa.claims) > 1 else c.sentence(r) if len(c.runners) < BRIEF_FROM
-                            else alone_brief(r))
+                            else leading(r))
                     assert said in shown, (topic, said, shown)
         browser.close()

@@ -76,11 +76,11 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
         return element("p", "Not measured yet.", class_="tfperf-nodata")
     lead = _lead(qa) if qa.lead else Markup("")
     if len(qa.claims) == 1 and len(qa.claims[0].runners) >= BRIEF_FROM:
-        # one line per runner with its leading finding (alone_brief), the whole sentence in its tooltip
+        # one line per runner with its leading finding (:func:`leading`), the whole sentence in its tooltip
         c = qa.claims[0]
         scope = f"brief {qa.arrival}" if qa.arrival else "brief"
         lines = [join([f"On the {r.short}: ",
-                       element("span", stated(alone_brief(r), topic, c.claim_id, r.runner, r.releases, r.finding,
+                       element("span", stated(leading(r), topic, c.claim_id, r.runner, r.releases, r.finding,
                                               scope=scope), title=c.sentence(r)), "."])
                  for r in c.runners]
         return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
@@ -134,6 +134,13 @@ def alone_brief(r: RunnerAnswer) -> str:
     """A runner's brief answer cut to its leading finding and count ("faster in 2 of 4
     (1.26×–1.36×)"; "depends on the case"): the first screen's share of it."""
     return str(r.finding) if r.finding == Finding.DEPENDS else r.brief.split("; ")[0]
+
+
+def leading(r: RunnerAnswer) -> str:
+    """A runner's answer to one claim without the claim's words: its leading count
+    (:func:`alone_brief`), or, where it depends on the case, on which ("depends on the case:
+    faster for MLP (1.25×–1.45×); slower for MobileNetV3Small, …")."""
+    return f"{r.finding}: {r.rest}" if r.finding == Finding.DEPENDS and r.rest else alone_brief(r)
 
 
 def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
