@@ -376,14 +376,18 @@ class QuestionAnswer:
 
 
 def _briefly(c: ClaimAnswer) -> str:
-    """A claim's finding on every runner in a few words: "faster (2.2×–11×)", or per runner
-    where they differ: "faster on the Xeon (AMX), the same on the EPYC (AVX2)"."""
+    """A claim's finding on every runner in a few words: "faster (2.2×–11×)", or per finding
+    where they differ, each with the runners that give it: "unclear on the EPYC (AVX2), the
+    same on the EPYC Zen 4, EPYC Zen 5 and Xeon (AMX)"."""
     kinds = {r.finding for r in c.runners}
     if len(kinds) == 1:
         f = kinds.pop()
         pts = [p.speedup for r in c.runners for p in r.summary.of(f) if p.speedup is not None]
         return f"{f} ({range_text(pts)})" if pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else str(f)
-    return ", ".join(f"{r.finding} on the {r.short}" for r in c.runners)
+    machines: dict[Finding, list[str]] = {}
+    for r in c.runners:
+        machines.setdefault(r.finding, []).append(r.short)
+    return ", ".join(f"{f} on the {listing(names)}" for f, names in machines.items())
 
 
 def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str]]:
