@@ -382,8 +382,8 @@ def _briefly(c: ClaimAnswer) -> str:
     kinds = {r.finding for r in c.runners}
     if len(kinds) == 1:
         f = kinds.pop()
-        pts = [p.speedup for r in c.runners for p in r.summary.of(f) if p.speedup is not None]
-        return f"{f} ({range_text(pts)})" if pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else str(f)
+        figures = _range(f, c.runners)
+        return f"{f} ({figures})" if figures else str(f)
     machines: dict[Finding, list[str]] = {}
     for r in c.runners:
         machines.setdefault(r.finding, []).append(r.short)
@@ -403,9 +403,7 @@ def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...],
         groups.setdefault((r.finding, "" if uniform else r.runner), []).append(r)
     out = []
     for (f, _), rs in groups.items():
-        pts = [p.speedup for r in rs for p in r.summary.of(f) if p.speedup is not None]
-        ranged = pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
-        out.append((f, tuple(rs), range_text(pts) if ranged else ""))
+        out.append((f, tuple(rs), _range(f, rs)))
     return out
 
 
@@ -419,13 +417,18 @@ def _by_machines(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...]
         groups.setdefault(r.finding, []).append(r)
     out = []
     for f, rs in groups.items():
-        pts = [p.speedup for r in rs for p in r.summary.of(f) if p.speedup is not None]
-        ranged = pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME)
         others = () if f == Finding.DEPENDS else tuple(
             g for g in (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR)
             if g != f and any(r.summary.count(g) for r in rs))
-        out.append((f, tuple(rs), range_text(pts) if ranged else "", others))
+        out.append((f, tuple(rs), _range(f, rs), others))
     return out
+
+
+def _range(f: Finding, runners: Sequence[RunnerAnswer]) -> str:
+    """The range of the runners' speedups for finding ``f`` ("1.29×–11.2×"); "" for a
+    finding without speedups (unclear, depends on the case) or where none was measured."""
+    pts = [p.speedup for r in runners for p in r.summary.of(f) if p.speedup is not None]
+    return range_text(pts) if pts and f in (Finding.FASTER, Finding.SLOWER, Finding.SAME) else ""
 
 
 def _typical(r: RunnerAnswer) -> float | None:
