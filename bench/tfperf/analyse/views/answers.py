@@ -367,8 +367,8 @@ class QuestionAnswer:
             f"{c.candidate} against {c.baseline}")
         if len({r.finding for r in c.runners}) == 1:
             if len(c.runners) >= POOLED_FROM and c.runners[0].finding in COUNTED:
-                share, others = _pooled(c.runners[0].finding, c.runners)
-                return f"{head}: {share} on the {len(c.runners)} machines{others}"
+                share, figures, others = _pooled(c.runners[0].finding, c.runners)
+                return f"{head}: {share} on the {len(c.runners)} machines{figures}{others}"
             return f"{head}: " + "; ".join(f"{r.rest.split('; ')[0]} on the {r.short}" for r in c.runners)
         if len(c.runners) >= POOLED_FROM:
             return f"{head}: " + "; ".join(_group_part(f, rs) for f, rs, _, _ in c.by_machines())
@@ -379,18 +379,17 @@ POOLED_FROM = 3      # machines that share a finding, from which the home line c
 COUNTED = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR)
 
 
-def _pooled(f: Finding, runners: Sequence[RunnerAnswer]) -> tuple[str, str]:
+def _pooled(f: Finding, runners: Sequence[RunnerAnswer]) -> tuple[str, str, str]:
     """Finding ``f`` of several machines counted over all their scenarios at once, instead
     of one count per machine, which makes a home-page line a paragraph on a phone (the
-    topic's page keeps them apart): ("in 42 of 50 scenarios", " (1.12×–90.8×); unclear in
-    8"): the share, then the range and the other findings' counts."""
+    topic's page keeps them apart): the share, the range and the other findings' counts,
+    ("in 42 of 50 scenarios", " (1.12×–90.8×)", "; unclear in 8")."""
     pts = [p for r in runners for p in r.summary.points]
     k, n = sum(p.finding == f for p in pts), len(pts)
     figures = _range(f, runners)
-    others = Counter(p.finding for p in pts if p.finding != f)
-    rest = ", ".join(f"{g} in {m}" for g, m in others.most_common())
+    others = ", ".join(f"{g} in {m}" for g, m in Counter(p.finding for p in pts if p.finding != f).most_common())
     return (f"in all {n} scenarios" if k == n else f"in {k} of {n} scenarios",
-            f"{f' ({figures})' if figures else ''}{f'; {rest}' if rest else ''}")
+            f" ({figures})" if figures else "", f"; {others}" if others else "")
 
 
 def _runner_part(r: RunnerAnswer) -> str:
@@ -409,9 +408,8 @@ def _group_part(f: Finding, runners: Sequence[RunnerAnswer]) -> str:
         return _runner_part(runners[0])
     names = listing([r.short for r in runners])
     if f in COUNTED:
-        share, _ = _pooled(f, runners)
-        figures = _range(f, runners)
-        return f"on the {names}, {f} {share}{f' ({figures})' if figures else ''}"
+        share, figures, _ = _pooled(f, runners)
+        return f"on the {names}, {f} {share}{figures}"
     firsts = {r.rest.split("; ")[0].split(" (")[0] for r in runners}
     first = firsts.pop() if len(firsts) == 1 else ""
     side = next((g for g in (Finding.FASTER, Finding.SLOWER) if first.startswith(f"{g} for ")), None)
