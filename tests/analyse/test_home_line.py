@@ -18,12 +18,12 @@ def test_a_finding_shared_by_several_machines_is_said_once() -> None:
                                              "the same on the EPYC Zen 4, EPYC Zen 5 and Xeon (AMX)")
 
 
-def _runner(short: str, findings: list[tuple[Finding, float]], rest: str = "") -> RunnerAnswer:
+def _runner(short: str, findings: list[tuple[Finding, float]]) -> RunnerAnswer:
     points = tuple(Point(f, x, x, x, {"model": "mlp" if f == Finding.FASTER else "convnet"}, short)
                    for f, x in findings)
     s = summarise(points)
     return RunnerAnswer(runner=short, hardware=short, short=short, releases="2.21", summary=s,
-                        text=str(s.finding), rest=rest or summary_rest(s), brief="", verdict=None)
+                        text=str(s.finding), rest=summary_rest(s), brief="", verdict=None)
 
 
 def _line(runners: list[RunnerAnswer]) -> str:
