@@ -215,6 +215,7 @@ class Budget:
     budget_s: float
     warmup_s: float
     min_sample_s: float
+    processes: int = 1          # worker processes per settings group in a scenario (see paired_ratio)
 
     @property
     def stop_rule(self) -> StopRule:
@@ -222,19 +223,35 @@ class Budget:
 
 
 def paired_ratio(baseline: Sequence[float], candidate: Sequence[float],
-                 confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+                 confidence: float = CONFIDENCE, processes: Sequence[int] | None = None) -> tuple[float, float, float]:
     """Speedup of ``candidate`` over ``baseline`` from samples taken in the same rounds
     (``baseline[i]`` and ``candidate[i]`` seconds apart): the median of the per-round
     ratios baseline[i] / candidate[i], with the distribution-free CI of that median.
 
     A drift of the machine's speed across the run moves both samples of a round alike,
-    so it cancels in each ratio; between blocks measured minutes apart it does not."""
+    so it cancels in each ratio; between blocks measured minutes apart it does not.
+
+    ``processes`` names, round by round, the pair of worker processes that took the two
+    samples, when a scenario ran each settings group in more than one process. Rounds
+    cannot average away what differs between processes (thread placement, memory layout):
+    the same settings in two fresh processes measured 0.86x to 1.08x apart on one CPU,
+    each with a CI of +-3-4% (see ``RoundRule``). The interval is then widened to take in
+    each process pair's own median, so it covers at least what the processes measured."""
     if len(baseline) != len(candidate):
         raise ValueError(f"paired samples differ in length: {len(baseline)} and {len(candidate)}")
     if not baseline:
         raise ValueError("ratio of an empty sample")
     r = np.asarray(baseline, dtype=float) / np.asarray(candidate, dtype=float)
     lo, hi = median_ci(list(r), confidence)
+    if processes is not None:
+        if len(processes) != len(r):
+            raise ValueError(f"{len(processes)} process labels for {len(r)} rounds")
+        by: dict[int, list[float]] = {}
+        for label, x in zip(processes, r.tolist()):
+            by.setdefault(label, []).append(x)
+        if len(by) > 1:
+            meds = [median(xs) for xs in by.values()]
+            lo, hi = min(lo, *meds), max(hi, *meds)
     return float(np.median(r)), float(lo), float(hi)
 
 

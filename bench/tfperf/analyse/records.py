@@ -212,6 +212,15 @@ class Measurement(ResultRecord):
         common = sorted(set(mine) & set(theirs))
         return [mine[i] for i in common], [theirs[i] for i in common]
 
+    def paired_processes(self, other: Measurement) -> list[int] | None:
+        """With :meth:`paired_with`, which worker process pair took each common round, when
+        the interleave ran each settings group in more than one process (round ``i`` in
+        process ``i % processes``); None when it ran one or the two were not paired."""
+        k = self.interleave.processes if self.interleave else 1
+        if k < 2 or self.paired_with(other) is None:
+            return None
+        return [i % k for i in sorted(set(self.rounds) & set(other.rounds))]
+
     @property
     def tensorflow(self) -> str:
         """The TensorFlow release measured (:func:`tfperf.analyse.versions.tf_version`)."""

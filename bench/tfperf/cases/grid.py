@@ -26,11 +26,15 @@ from .topic import Topic, load_topic
 from .topic_schema import MAX_COUNT, require, shown
 
 # Budgets per profile; a topic may override any field under profiles.<name>.budget.
+# ``processes``: worker processes per settings group, taking the rounds in turn
+# (supervise.rounds.RoundRule): the full profile, whose intervals the pages publish,
+# measures each group in two, so a difference between processes widens the interval
+# instead of hiding in it.
 DEFAULT_BUDGETS: dict[str, dict[str, float]] = {
     "quick": {"min_samples": 7, "max_samples": 30, "target_rel_ci": 0.05, "budget_s": 0.6,
               "warmup_s": 0.1, "min_sample_s": 0.005},
     "full": {"min_samples": 15, "max_samples": 200, "target_rel_ci": 0.02, "budget_s": 3.0,
-             "warmup_s": 0.3, "min_sample_s": 0.02},
+             "warmup_s": 0.3, "min_sample_s": 0.02, "processes": 2},
     # One TensorFlow version per run (tfperf run --tf V): as quick, a topic narrows the grid.
     "history": {"min_samples": 7, "max_samples": 30, "target_rel_ci": 0.05, "budget_s": 0.6,
                 "warmup_s": 0.1, "min_sample_s": 0.005},

@@ -131,8 +131,10 @@ GROUP: Spec = Each(SCALAR)              # setting -> one value
 PROCESS: dict[str, Spec] = {"env": Each(SCALAR), "intra_op_threads": THREADS, "inter_op_threads": THREADS,
                             "eager": FLAG, "cpus": CPUS}
 
+PROCESSES = Leaf("a whole number from 1 to 8", lambda v: _count(1)(v) and v <= 8)
 BUDGET: dict[str, Spec] = {"min_samples": SAMPLES, "max_samples": SAMPLES, "target_rel_ci": POSITIVE,
-                           "budget_s": POSITIVE, "warmup_s": NON_NEGATIVE, "min_sample_s": POSITIVE}
+                           "budget_s": POSITIVE, "warmup_s": NON_NEGATIVE, "min_sample_s": POSITIVE,
+                           "processes": PROCESSES}
 
 def _within(low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[Any], bool]:
     def test(value: Any) -> bool:

@@ -204,6 +204,7 @@ class _InterleaveRequired(TypedDict):
 class Interleave(_InterleaveRequired, total=False):
     seed: str
     output_reference: str
+    processes: int              # worker processes per settings group (absent: 1); round i in process i % processes
 
 
 class _ResultRequired(TypedDict):

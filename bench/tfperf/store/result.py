@@ -117,10 +117,12 @@ class InterleaveRecord:
     baseline: str                                 # the baseline's case id
     seed: str | None = None                       # of the round order
     output_reference: str | None = None           # the case whose output the others were checked against
+    processes: int = 1                            # worker processes per settings group: round i in process i % processes
 
     @classmethod
     def from_json(cls, i: Interleave) -> InterleaveRecord:
-        return cls(id=i["id"], baseline=i["baseline"], seed=i.get("seed"), output_reference=i.get("output_reference"))
+        return cls(id=i["id"], baseline=i["baseline"], seed=i.get("seed"), output_reference=i.get("output_reference"),
+                   processes=int(i.get("processes", 1)))
 
     def to_json(self) -> Interleave:
         out: Interleave = {"id": self.id, "baseline": self.baseline}
@@ -128,6 +130,8 @@ class InterleaveRecord:
             out["seed"] = self.seed
         if self.output_reference is not None:
             out["output_reference"] = self.output_reference
+        if self.processes > 1:
+            out["processes"] = self.processes
         return out
 
 

@@ -113,7 +113,8 @@ class RatioCache:
         median), else the bootstrap ratio of medians."""
         pair = baseline.paired_with(candidate)
         if pair is not None and len(pair[0]) >= 6:
-            return Ratio(*stats.paired_ratio(*pair), paired=True, n=len(pair[0]))
+            return Ratio(*stats.paired_ratio(*pair, processes=baseline.paired_processes(candidate)),
+                         paired=True, n=len(pair[0]))
         r = self.ratio(baseline.samples, candidate.samples)
         return Ratio(r.point, r.low, r.high, paired=False, n=min(len(baseline.samples), len(candidate.samples)))
 

@@ -39,7 +39,7 @@ from ..worker.protocol import CaseFields, Sampling
 from .pool import Pool, default_max_live
 from .records import Task
 from .rounds import RoundRule
-from .scenario import Outcome, ScenarioRun
+from .scenario import Outcome, ScenarioRun, worker_keys
 
 # Where the time of a "<module path>(function)" goes, for predict()-style breakdowns;
 # a topic may give its own list under `breakdown_categories`.
@@ -336,7 +336,8 @@ def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...],
     CI target for every speedup, and ``budget_s`` per slot (what each case had alone)."""
     b = case.budget
     return RoundRule(min_rounds=b.min_samples, max_rounds=b.max_samples, target_rel_ci=b.target_rel_ci,
-                     budget_s=b.budget_s * n_slots, decide=decide, tighten=tighten, min_effect=stats.MIN_EFFECT)
+                     budget_s=b.budget_s * n_slots, decide=decide, tighten=tighten, min_effect=stats.MIN_EFFECT,
+                     processes=b.processes)
 
 
 def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
@@ -561,14 +562,16 @@ class Runner:
             claims.release(sc.id)
 
     def _run_scenario(self, sc: ScenarioPlan) -> None:
-        parts = split(sc, self.pool.max_live)
+        processes = max(1, sc.rule.processes)
+        parts = split(sc, max(2, self.pool.max_live // processes))
         if len(parts) > 1:
-            self.log(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups, "
-                     f"{self.pool.max_live} workers fit in memory: measured in {len(parts)} interleaves, each "
-                     "with the baseline's group; speedups between groups of different interleaves are unpaired")
+            self.log(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups in {processes} "
+                     f"process(es) each, {self.pool.max_live} workers fit in memory: measured in {len(parts)} "
+                     "interleaves, each with the baseline's group; speedups between groups of different "
+                     "interleaves are unpaired")
         stored: set[str] = set()
         for i, tasks in enumerate(parts):
-            self.pool.retain({t.case.group_key for t in tasks})
+            self.pool.retain(worker_keys(tasks, processes))
             breakdowns = [b for b in sc.breakdowns if any(b.case.case_id == t.case.case_id for t in tasks)
                           and b.id not in stored]
             stored.update(b.id for b in breakdowns)

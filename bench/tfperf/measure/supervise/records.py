@@ -154,11 +154,15 @@ def tail_record(latencies: list[float]) -> Tail:
     return {"n": len(latencies), "p50": p50, "p90": p90, "p99": p99}
 
 
-def interleave_record(interleave: str, baseline: Task, seed: str, output_reference: Task | None) -> InterleaveRecord:
+def interleave_record(interleave: str, baseline: Task, seed: str, output_reference: Task | None,
+                      processes: int = 1) -> InterleaveRecord:
     """What each result stores of its interleave: its id, the baseline's case id, the seed of
-    its round order and, once one saved its output, the output reference's case id."""
+    its round order, once one saved its output the output reference's case id, and with
+    more than one worker process per settings group their number (round ``i`` was taken in
+    process ``i % processes``)."""
     return InterleaveRecord(id=interleave, baseline=baseline.case.case_id, seed=seed,
-                            output_reference=output_reference.case.case_id if output_reference else None)
+                            output_reference=output_reference.case.case_id if output_reference else None,
+                            processes=processes)
 
 
 def noise_record(rounds: Rounds, aa: tuple[float, float, float], baseline: Task, env: str | None,

@@ -44,6 +44,13 @@ class Slot:
         return self.task + (AA_SUFFIX if self.aa else "")
 
 
+def process_of(slot: Slot, index: int, processes: int) -> int:
+    """Which of its group's ``processes`` worker processes takes ``slot``'s block in round
+    ``index``: the round's, and for the A/A block the next one, so the baseline's two blocks
+    of a round come from two processes and its noise floor counts what differs between them."""
+    return (index + (1 if slot.aa else 0)) % processes
+
+
 def round_order(slots: Sequence[Slot], seed: str, index: int) -> list[Slot]:
     """The order of round ``index``: every slot once, shuffled by a generator seeded with
     the scenario and the round, so a run can be replayed and no slot is always first
@@ -61,12 +68,18 @@ def relative_halfwidth(point: float, low: float, high: float) -> float:
 class Rounds:
     """Per-round samples (seconds per call) of a scenario's slots, and under a per-request
     arrival pattern every request's latency (the sample is then their median). A slot that
-    stops (its case failed) keeps the rounds it has; ratios use the rounds both sides have."""
+    stops (its case failed) keeps the rounds it has; ratios use the rounds both sides have.
+
+    With ``processes`` > 1 each settings group has that many worker processes, and round
+    ``i`` takes every block in process ``i % processes`` (the A/A block in the next one,
+    :func:`process_of`): a ratio's interval then takes in each process pair's own median
+    (:func:`tfperf.stats.paired_ratio`), and the A/A pair compares two processes."""
 
     baseline: str                                       # slot name of the baseline
     samples: dict[str, dict[int, float]] = field(default_factory=dict)
     count: int = 0                                      # rounds started
     latencies: dict[str, dict[int, list[float]]] = field(default_factory=dict)
+    processes: int = 1                                  # worker processes per settings group
 
     def add(self, index: int, slot: str, seconds: float, latencies: list[float] | None = None) -> None:
         self.samples.setdefault(slot, {})[index] = seconds
@@ -93,7 +106,10 @@ class Rounds:
         a, b = self.paired(baseline, candidate)
         if len(a) < 2:
             return None
-        return stats.paired_ratio(a, b)
+        if self.processes < 2:
+            return stats.paired_ratio(a, b)
+        common = sorted(set(self.samples[baseline]) & set(self.samples[candidate]))
+        return stats.paired_ratio(a, b, processes=[i % self.processes for i in common])
 
     @property
     def aa(self) -> str:
@@ -167,7 +183,16 @@ class RoundRule:
     baseline (a topic's negative controls: ``threads=2`` against the default on a 2-core
     runner). Their slots do not settle until the pair's CI is within the target: in the
     last run, one such pair had 47 rounds in common (its slots had settled against the
-    baseline) and ended at 0.919 [0.773, 1.017]."""
+    baseline) and ended at 0.919 [0.773, 1.017].
+
+    **Processes.** ``processes`` worker processes per settings group take the rounds in
+    turn (:func:`process_of`). Rounds in one process cannot see what differs from one
+    process to the next: on an AMD EPYC (Zen 5), the MLP at batch 1 under two settings that
+    do the same thing (intra-op threads = 2 and the default, on 2 cores), each in fresh
+    processes, measured from 0.861 [0.832, 0.901] to 1.095 [1.049, 1.144] in six runs of
+    the same scenario (2 oneDNN settings each: 4 of the 12 intervals left out 1.0); the
+    committed full run had one such control at 1.291 [1.241, 1.337]. With two processes, a
+    ratio's interval takes in both processes' medians, and the A/A pair compares the two."""
 
     min_rounds: int = 10
     max_rounds: int = 200
@@ -179,6 +204,7 @@ class RoundRule:
     publish_ci: float = 0.03                            # widest CI half-width worth extending for
     extend: float = 1.0                                 # extra budget, in multiples of budget_s
     aa_extend: float = 0.5                              # then, for the noise floor alone
+    processes: int = 1                                  # worker processes per settings group
 
     def undecided(self, rounds: Rounds) -> list[tuple[str, str]]:
         noise = rounds.aa_noise() or 0.0

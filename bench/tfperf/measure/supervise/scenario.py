@@ -18,6 +18,13 @@ block of a round is calls timed together; under a per-request pattern it is a bl
 requests, each timed alone (an idle gap before each, or Poisson arrivals drawn here per
 round), and every request's latency is kept beside the block's median.
 
+A profile may ask for more than one worker process per settings group (``processes`` in
+its budget): every case is then prepared in each, and the rounds take turns between them
+(:func:`~tfperf.measure.supervise.rounds.process_of`), so that what differs from one
+process to the next shows in the intervals instead of hiding in them. The first process's
+preparation gives the case's first-call figures and output check; the others compare their
+first output with the reference's saved one.
+
 Only one worker measures at any moment: the parent sends one command and waits for its
 answer before the next. A case that raises, hangs or kills its worker becomes a failure
 record; the group's worker is started again and its other cases go on.
@@ -52,7 +59,7 @@ from ..worker.protocol import (
 from . import records
 from .pool import Pool, WorkerGone, WorkerHandle
 from .records import Task
-from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, block_seconds, mean_gap, round_order, schedule
+from .rounds import AA_SUFFIX, RoundRule, Rounds, Slot, block_seconds, mean_gap, process_of, round_order, schedule
 
 # A request's latency is stored to 4 significant digits (0.01%, far inside any interval):
 # about 10 bytes each in the file, so a result of 15 rounds of 50 requests adds some 7.5 KB.
@@ -72,6 +79,16 @@ class Outcome:
 
 
 _WHY: dict[str, Status] = {"timeout": "timeout", "memory": "crashed", "eof": "crashed", "exited": "crashed"}
+
+
+def worker_key(group: str, process: int) -> str:
+    """The pool's name for process ``process`` (0, 1, ...) of settings group ``group``."""
+    return group if process == 0 else f"{group}#{process + 1}"
+
+
+def worker_keys(tasks: Sequence[Task], processes: int) -> set[str]:
+    """The pool's names of every worker process ``tasks`` need."""
+    return {worker_key(t.case.group_key, p) for t in tasks for p in range(max(1, processes))}
 
 
 # -- the output reference --------------------------------------------------------------------
@@ -99,12 +116,18 @@ class OutputReference:
     file: Path
     task: Task | None = None
 
-    def check(self, task: Task) -> OutputCheck:
+    def check(self, task: Task, process: int = 0) -> OutputCheck:
         """What ``task``'s worker needs to check its output: to save it to the file while no
         reference has saved one and the task is a reference variant (or is the reference
         itself, prepared again); to compare with the file when the reference is of another
-        settings group; nothing when it is of the reference's own group."""
+        settings group; nothing when it is of the reference's own group. In a group's second
+        process and on, every case compares with the file once there is one (the reference
+        too: its output must not depend on the process)."""
         ref = self.task
+        if process > 0:
+            if ref is not None and self.file.exists():
+                return {"compare_with": {"path": str(self.file), "case_id": ref.case.case_id}}
+            return {}
         if ref is None:
             return {"save_reference": str(self.file)} if task.case.is_reference else {}
         if task.id == ref.id:
@@ -139,21 +162,24 @@ class ScenarioRun:
         self.out = Outcome()
         self.prepared: dict[str, WorkerResult] = {}  # task id -> the worker's prepare result
         self.failed: dict[str, WorkerResult] = {}    # task id (a case task's is its case id) -> failure result
-        self.envs: dict[str, str | None] = {}        # group -> env id of its worker
+        self.envs: dict[str, str | None] = {}        # worker key -> env id of that worker
         self.groups = {t.case.group_key for t in tasks}
-        self.dead: dict[str, str] = {}               # group -> why its worker never became ready
+        self.processes = max(1, rule.processes)      # worker processes per settings group
+        self.keys = frozenset(worker_keys(tasks, self.processes))
+        self.dead: dict[str, str] = {}               # worker key -> why that worker never became ready
         # Whose output the other groups check against, and its file (a temporary folder's, set by run()).
         self.outputs = OutputReference(Path(tempfile.gettempdir()) / f"tfperf-ref-{self.id}.npz")
         self.arrival = baseline.case.arrival         # the scenario's pattern: every case's
         self.arrival_records: dict[str, ArrivalRecord] = {}   # task id -> its pattern, as stored (_calibrate)
 
     # -- workers ----------------------------------------------------------------------------
-    def _worker(self, task: Task) -> WorkerHandle:
+    def _worker(self, task: Task, process: int = 0) -> WorkerHandle:
         c = task.case
-        handle, new = self.pool.get(c.group_key, c.process, c.settings, keep=frozenset(self.groups))
-        if c.group_key in self.dead:
-            self.pool.discard(c.group_key)
-            raise WorkerGone("eof", self.dead[c.group_key], None)
+        key = worker_key(c.group_key, process)
+        handle, new = self.pool.get(key, c.process, c.settings, keep=self.keys)
+        if key in self.dead:
+            self.pool.discard(key)
+            raise WorkerGone("eof", self.dead[key], None)
         eid: str | None                      # the env id of the group's worker, once known
         if new:
             try:
@@ -161,32 +187,32 @@ class ScenarioRun:
             except WorkerGone as gone:
                 # TensorFlow failed to import, for instance: every case of the group fails
                 # with the same error, without starting a worker for each.
-                self.dead[c.group_key] = f"worker failed before the case started ({gone.reason}):\n{gone.tail}"
+                self.dead[key] = f"worker failed before the case started ({gone.reason}):\n{gone.tail}"
                 raise
             env = msg["env"]
             eid = env_id(env)
-            self.envs[c.group_key] = eid
+            self.envs[key] = eid
             self.out.environments[eid] = env
-        elif c.group_key not in self.envs:
+        elif key not in self.envs:
             known = handle.env
             eid = env_id(known) if known else None
-            self.envs[c.group_key] = eid
+            self.envs[key] = eid
             if eid and known:
                 self.out.environments[eid] = known
         return handle
 
-    def _ask(self, task: Task, cmd: Command, timeout_s: float, retry: bool = True) -> Answer:
-        """One command to the task's worker; on WorkerGone the group's worker is discarded
-        and the exception goes on to the caller. A worker found dead before the command
-        was sent (it exited while idle, e.g. in a teardown) blames no case: a new worker
-        takes over the group's prepared cases and the command is sent again."""
-        group = task.case.group_key
+    def _ask(self, task: Task, cmd: Command, timeout_s: float, retry: bool = True, process: int = 0) -> Answer:
+        """One command to the task's worker (its group's process ``process``); on WorkerGone
+        that worker is discarded and the exception goes on to the caller. A worker found
+        dead before the command was sent (it exited while idle, e.g. in a teardown) blames
+        no case: a new worker takes over its prepared cases and the command is sent again."""
+        key = worker_key(task.case.group_key, process)
         try:
-            handle = self._worker(task)
+            handle = self._worker(task, process)
             return handle.request(cmd, timeout_s)
         except WorkerGone as gone:
-            self.pool.discard(group)
-            self.envs.pop(group, None)
+            self.pool.discard(key)
+            self.envs.pop(key, None)
             if gone.reason != "exited" or not retry:
                 raise
             self.log(f"\nthe worker of {task.case.settings_id} had exited while idle (exit code "
@@ -194,55 +220,73 @@ class ScenarioRun:
             if cmd["cmd"] == "release":
                 return {"type": "released", "id": task.id}
             if cmd["cmd"] != "prepare":
-                self._reprepare(group)
+                self._reprepare(task.case.group_key, process)
                 if task.id not in self.prepared:
                     raise
-            return self._ask(task, cmd, timeout_s, retry=False)
+            return self._ask(task, cmd, timeout_s, retry=False, process=process)
 
     def _fail(self, task: Task, status: Status, error: str) -> None:
         self.failed[task.id] = records.failure(status, error)
         self.prepared.pop(task.id, None)
         self.on_progress(task.id, True)
 
-    def _gone(self, task: Task, gone: WorkerGone, what: str) -> None:
+    def _gone(self, task: Task, gone: WorkerGone, what: str, process: int = 0) -> None:
         why = {"timeout": f"no answer within the case timeout of {task.case.timeout_s:g} s",
                "memory": f"worker exceeded the memory limit of {self.pool.memory_limit_mb} MB",
                "eof": f"worker exited abruptly (exit code {gone.returncode})",
                "exited": f"worker exited twice between commands (exit code {gone.returncode})"}[gone.reason]
         self._fail(task, _WHY[gone.reason], f"{why} ({what})\n{gone.tail}")
-        self._reprepare(task.case.group_key)
+        self._reprepare(task.case.group_key, process)
 
     # -- preparing --------------------------------------------------------------------------
-    def _prepare(self, task: Task, again: bool = False) -> None:
-        """The task set up in its group's worker, with what its output check needs
-        (:meth:`OutputReference.check`): prepared, or failed with its worker's status.
-        ``again``: in a new worker after the first died, its first prepare result kept."""
+    def _prepare(self, task: Task, again: bool = False, process: int = 0) -> None:
+        """The task set up in its group's worker ``process``, with what its output check
+        needs (:meth:`OutputReference.check`): prepared, or failed with its worker's status.
+        ``again``: in a new worker after the first died, its first prepare result kept; so
+        is the first process's in every other process. A case that fails in any of its
+        processes fails."""
         self.on_progress(task.id, False)
-        payload: CaseTask = {**task.worker_payload(), **self.outputs.check(task)}
+        payload: CaseTask = {**task.worker_payload(), **self.outputs.check(task, process)}
         try:
-            msg = self._ask(task, {"cmd": "prepare", "task": payload}, task.case.timeout_s)
+            msg = self._ask(task, {"cmd": "prepare", "task": payload}, task.case.timeout_s, process=process)
         except WorkerGone as gone:
-            if task.case.group_key in self.dead:
-                self._fail(task, "crashed", self.dead[task.case.group_key])
+            key = worker_key(task.case.group_key, process)
+            if key in self.dead:
+                self._fail(task, "crashed", self.dead[key])
             else:
-                self._gone(task, gone, "while preparing")
+                self._gone(task, gone, "while preparing", process)
             return
         result = msg["result"] if "type" in msg and msg["type"] == "prepared" else \
             records.failure("error", str(msg.get("error")))
-        self.outputs.after_prepare(task, result["status"])
+        if process == 0:
+            self.outputs.after_prepare(task, result["status"])
+        if result["status"] == "ok" and process > 0:
+            result = self._same_output(task, result, process)
         if result["status"] != "ok":
             self._fail(task, result["status"], str(result["error"]))
             self.failed[task.id] = result
             return
-        if not again:
+        if not again and process == 0:
             self.prepared[task.id] = result
 
-    def _reprepare(self, group: str) -> None:
+    def _same_output(self, task: Task, result: WorkerResult, process: int) -> WorkerResult:
+        """A later process's preparation of ``task``: an error when its first output is
+        outside the tolerance of the reference's saved one while the first process's was
+        within it (the same code must not turn wrong in another process), else as it came."""
+        before = self.prepared.get(task.id)
+        first, output = before["output"] if before else None, result.get("output")
+        if first and output and first.get("within_tolerance") is True and output.get("within_tolerance") is False:
+            why = output.get("note") or f"max abs diff {output.get('max_abs_diff')}"
+            return records.failure("error", f"worker process {process + 1} of {task.case.settings_id}: its first "
+                                            f"output is outside the tolerance where the first process's was within: {why}")
+        return result
+
+    def _reprepare(self, group: str, process: int = 0) -> None:
         """After its worker died, prepare the group's live cases again in a new worker
         (their first-call figures stay those of the first preparation)."""
         for t in self.tasks:
             if t.case.group_key == group and t.id in self.prepared:
-                self._prepare(t, again=True)
+                self._prepare(t, again=True, process=process)
 
     # -- the rounds ---------------------------------------------------------------------------
     def slots(self) -> list[Slot]:
@@ -263,9 +307,10 @@ class ScenarioRun:
     def _run(self) -> Outcome:
         before = records.snapshot(self.pool.pids())
         t0 = time.monotonic()
-        for task in preparing_order(self.tasks, self.baseline):
-            if task.id not in self.failed:
-                self._prepare(task)
+        for process in range(self.processes):
+            for task in preparing_order(self.tasks, self.baseline):
+                if task.id not in self.failed and (process == 0 or task.id in self.prepared):
+                    self._prepare(task, process=process)
         by_id = {t.id: t for t in self.tasks}
         self._calibrate(by_id)
         self._scale_budget()
@@ -282,11 +327,11 @@ class ScenarioRun:
         a block of every slot the rule has not settled, in the round's seeded order (sent ``warm`` when the
         block before ran in another process); a case that fails leaves the
         rounds. Returns the rounds, why they stopped and how many seconds they took."""
-        rounds = Rounds(baseline=self.baseline.id)
+        rounds = Rounds(baseline=self.baseline.id, processes=self.processes)
         stopped_by: ScenarioStoppedBy = "no_rounds"
         t_rounds = time.monotonic()
         settled: set[str] = set()
-        last_group: str | None = None              # the process that took the last block
+        last_key: str | None = None                # the worker that took the last block
         while self.slots():
             index = rounds.count
             rounds.count += 1
@@ -295,9 +340,10 @@ class ScenarioRun:
                 task = by_id[slot.task]
                 if task.id not in self.prepared:
                     continue                          # failed earlier in this round
-                warm = slot.group != last_group
-                last_group = slot.group
-                msg = self._block(task, self._sample_command(task, warm, index), f"in round {index + 1}")
+                process = process_of(slot, index, self.processes)
+                key = worker_key(slot.group, process)
+                warm, last_key = key != last_key, key
+                msg = self._block(task, self._sample_command(task, warm, index), f"in round {index + 1}", process)
                 if msg is None:
                     self._drop(rounds, task)
                 else:
@@ -310,21 +356,22 @@ class ScenarioRun:
         return rounds, stopped_by, time.monotonic() - t_rounds
 
     def _release(self) -> None:
-        """Every prepared case released in its worker; a worker gone by then fails no case."""
+        """Every prepared case released in its workers; a worker gone by then fails no case."""
         for task in self.tasks:
-            if task.id in self.prepared:
-                try:
-                    self._ask(task, {"cmd": "release", "id": task.id}, 60.0)
-                except WorkerGone:
-                    pass
+            for process in range(self.processes):
+                if task.id in self.prepared:
+                    try:
+                        self._ask(task, {"cmd": "release", "id": task.id}, 60.0, process=process)
+                    except WorkerGone:
+                        pass
 
-    def _block(self, task: Task, cmd: SampleCommand, where: str) -> Sampled | None:
-        """One sample command to the task's worker and its answer; None when the case
-        failed there (it is then failed, and its worker started again if it died)."""
+    def _block(self, task: Task, cmd: SampleCommand, where: str, process: int = 0) -> Sampled | None:
+        """One sample command to the task's worker ``process`` and its answer; None when the
+        case failed there (it is then failed, and its worker started again if it died)."""
         try:
-            msg = self._ask(task, cmd, task.case.timeout_s)
+            msg = self._ask(task, cmd, task.case.timeout_s, process=process)
         except WorkerGone as gone:
-            self._gone(task, gone, where)
+            self._gone(task, gone, where, process)
             return None
         if "type" in msg and msg["type"] == "sample":
             return msg
@@ -406,7 +453,8 @@ class ScenarioRun:
         for task in self.tasks:
             env = self.envs.get(task.case.group_key)
             worker, timing = self._result(task, rounds, stopped_by)
-            interleave = records.interleave_record(self.id, self.baseline, self.seed, self.outputs.task)
+            interleave = records.interleave_record(self.id, self.baseline, self.seed, self.outputs.task,
+                                                   self.processes)
             arrival = None
             if self.arrival.per_request:      # failed too: its case id names the pattern
                 arrival = self.arrival_records.get(task.id) or self.arrival.record()
@@ -460,7 +508,7 @@ class ScenarioRun:
         others = records.others_share(before, after, cores)
         scenario = records.scenario_record(
             self.id, self.baseline, self.tasks, rounds, stopped_by, seed=self.seed, arrival=self.arrival,
-            workers=len(self.groups), tighten=self.rule.tighten, seconds=seconds, seconds_rounds=seconds_rounds,
+            workers=len(self.keys), tighten=self.rule.tighten, seconds=seconds, seconds_rounds=seconds_rounds,
             before=before, after=after, others=others)
         if scenario["loaded"]:
             c = self.baseline.case
