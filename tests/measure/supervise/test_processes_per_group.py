@@ -126,3 +126,15 @@ def test_the_rounds_noise_floor_counts_what_differs_between_the_baselines_proces
     assert noise is not None and noise >= 0.05
     lo_hi = rounds.ratio("t", "t#aa")
     assert lo_hi is not None and lo_hi[1] <= 1 / 1.06 + 1e-9 and lo_hi[2] >= 1.06 - 1e-9
+
+
+def test_groups_whose_processes_do_not_fit_run_in_one_process_each_not_in_two_interleaves(
+        tmp_path: Path, log: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, processes=2)
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path), max_workers=3)
+    doc = store.load(run(opts).path)
+    assert len(doc["scenarios"]) == 1 and doc["scenarios"][0]["workers"] == 2
+    assert len({r["interleave"]["id"] for r in doc["results"]}) == 1
+    assert all("processes" not in r["interleave"] for r in doc["results"])

@@ -401,6 +401,16 @@ def _breakdowns(topic: Topic, options: RunOptions, tasks: list[Task], versions: 
     return breakdowns_left(out, stored)
 
 
+def fitting_processes(sc: ScenarioPlan, max_workers: int) -> int:
+    """How many worker processes per settings group the scenario runs in: its rule's, or
+    fewer (at least one) when that many do not fit in ``max_workers`` together. Speedups
+    between groups of two interleaves would be unpaired (:func:`split`), which costs more
+    than the second process gains."""
+    groups = len({t.case.group_key for t in sc.tasks})
+    wanted = max(1, sc.rule.processes)
+    return wanted if groups * wanted <= max_workers else max(1, min(wanted, max_workers // max(groups, 1)))
+
+
 def split(sc: ScenarioPlan, max_workers: int) -> list[list[Task]]:
     """The scenario's tasks in interleaves of at most ``max_workers`` settings groups, each
     with the baseline's group (so every speedup over the baseline stays paired). One
@@ -562,7 +572,12 @@ class Runner:
             claims.release(sc.id)
 
     def _run_scenario(self, sc: ScenarioPlan) -> None:
-        processes = max(1, sc.rule.processes)
+        processes = fitting_processes(sc, self.pool.max_live)
+        if processes < sc.rule.processes:
+            self.log(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups in "
+                     f"{sc.rule.processes} processes each do not fit the {self.pool.max_live} workers that fit "
+                     f"in memory: measured in {processes} process(es) per group, so that its speedups stay paired")
+            sc = replace(sc, rule=replace(sc.rule, processes=processes))
         parts = split(sc, max(2, self.pool.max_live // processes))
         if len(parts) > 1:
             self.log(f"\n{sc.id}: {len({t.case.group_key for t in sc.tasks})} settings groups in {processes} "
