@@ -209,6 +209,18 @@ def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def processes(doc: dict[str, Any]) -> str:
+    """How many worker processes per settings group the scenarios ran in (their interleave
+    records; absent: one)."""
+    per: dict[str, int] = {}
+    for r in doc["results"]:
+        if r.get("interleave"):
+            per[r["interleave"]["id"]] = int(r["interleave"].get("processes", 1))
+    counts = Counter(per.values())
+    return ("worker processes per settings group: "
+            + ", ".join(f"{k} in {n} scenario{'s' if n != 1 else ''}" for k, n in sorted(counts.items())))
+
+
 CLEAR = {Finding.FASTER, Finding.SLOWER, Finding.SAME}
 
 
@@ -289,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     lines, good = must_agree(ds)
     ok &= good
     print("\n".join(lines))
-    print("\n".join(hygiene(doc["scenarios"]) + settling(doc)))
+    print("\n".join(hygiene(doc["scenarios"]) + [processes(doc)] + settling(doc)))
     lines, good = arrival_patterns(doc)
     ok &= good
     print("\n".join(lines))

@@ -192,7 +192,13 @@ class RoundRule:
     processes, measured from 0.861 [0.832, 0.901] to 1.095 [1.049, 1.144] in six runs of
     the same scenario (2 oneDNN settings each: 4 of the 12 intervals left out 1.0); the
     committed full run had one such control at 1.291 [1.241, 1.337]. With two processes, a
-    ratio's interval takes in both processes' medians, and the A/A pair compares the two."""
+    ratio's interval takes in both processes' medians, and the A/A pair compares the two.
+    Two are a floor, not a cure: in 12 runs of each (``scripts/process_bias.py``) the
+    control's ratio spread with a standard deviation of 7.3% in one process per group and
+    5.3% in two (about 1/sqrt(2), as when the processes, not the rounds, make the
+    difference), and 5 then 7 of the 12 intervals contained 1.0, where a 95% interval
+    should nearly always. The topics' controls stay the check that turns such claims
+    "unclear"."""
 
     min_rounds: int = 10
     max_rounds: int = 200
