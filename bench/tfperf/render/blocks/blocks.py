@@ -424,9 +424,11 @@ def block_controls(d: Directive, ctx: Context) -> Markup:
                      f"{percent(max(rc.gaps))}: {where}", len(rc.failed)])
     lead = element("p", "The table shows, for each runner, how far apart two worker processes with the same "
                         "settings landed (each control is one such pair, measured side by side like any other "
-                        "comparison). Gaps like these are in no interval on these pages: a scenario's rounds all run "
-                        "in the same processes. When a control's whole interval lies beyond its margin, the settings "
-                        "claims of its scenario are unclear.")
+                        "comparison). A scenario measured in one process per settings group has gaps like these in no "
+                        "interval: all its rounds ran in the same processes. One measured in two processes per group "
+                        "widens its intervals to take in what each pair of processes measured, which still does not "
+                        "cover every gap. When a control's whole interval lies beyond its margin, the settings claims "
+                        "of its scenario are unclear.")
     return Markup(lead + table(["runner", "controls", "typical gap", "largest gap", "controls that made a scenario unclear"],
                                rows) + provenance(ctx, [r.measured for rc in runners for r in rc.results]))
 
