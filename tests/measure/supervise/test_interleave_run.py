@@ -39,14 +39,6 @@ def _python(tmp_path: Path) -> str:
     return str(python)
 
 
-@pytest.fixture()
-def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "blocks.log"
-    monkeypatch.setenv("FAKE_WORKER_LOG", str(path))
-    monkeypatch.setenv("FAKE_WORKER_DELAY_S", "0.002")
-    return path
-
-
 def _blocks(log: Path) -> list[tuple[int, str, str, float, float]]:
     out = []
     for line in log.read_text().splitlines():

@@ -30,14 +30,6 @@ def _topic(d: Path, processes: int) -> None:
                                           "min_sample_s": 0.001, "processes": processes}}}}))
 
 
-@pytest.fixture()
-def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "blocks.log"
-    monkeypatch.setenv("FAKE_WORKER_LOG", str(path))
-    monkeypatch.setenv("FAKE_WORKER_DELAY_S", "0.002")
-    return path
-
-
 def test_each_group_runs_in_two_processes_that_take_the_rounds_in_turn(tmp_path: Path, log: Path) -> None:
     snippets = tmp_path / "snippets"
     _topic(snippets, processes=2)
