@@ -119,3 +119,25 @@ def test_vs_pyperf_quick_runs_both_tools_and_every_pattern(tmp_path: Path) -> No
     assert set(got["patterns"]) == {"back_to_back", "idle-10ms", "poisson-0.3", "poisson-0.7"}
     assert all(len(r) == 2 and all(r) for r in got["patterns"].values())
     assert got["lines"][-1].startswith("pyperf's median matches")
+
+
+# -- process_variance: the between-process part of a speedup's uncertainty --
+
+def _comparison(bias: float, rounds: int = 40) -> object:
+    """Rounds alternating between two processes; process 1's ratios sit ``bias`` above process 0's,
+    each with the same small deterministic jitter."""
+    jitter = [1 + 0.004 * ((i * 7) % 5 - 2) for i in range(rounds)]
+    ratios = [j * (1 + bias if i % 2 else 1.0) for i, j in enumerate(jitter)]
+    return _script("process_variance").Comparison("t", f"case-{bias}", 2e-3, ratios, [i % 2 for i in range(rounds)])
+
+
+def test_process_variance_finds_a_difference_between_processes_and_none_where_there_is_none() -> None:
+    pv = _script("process_variance")
+    biased, fair = _comparison(0.10), _comparison(0.0)
+    b = pv.between([biased, _comparison(0.10)])
+    assert b ** 0.5 == pytest.approx(0.0953 / 2 ** 0.5, rel=0.15)     # SD of log(1.0), log(1.1)
+    # the interval that covers the two process medians (what the pages show) is narrower than
+    # what two fresh processes can differ by; the calibrated one is wider
+    assert biased.calibrated(b) > biased.published() > 0.04
+    assert pv.between([fair, _comparison(0.0)]) == 0.0
+    assert fair.calibrated(0.0) < 0.01
