@@ -54,7 +54,7 @@ class Comparison:
 
     def __init__(self, topic: str, case: str, median_s: float, ratios: list[float], procs: list[int]):
         self.topic, self.case, self.median_s = topic, case, median_s
-        self.ratios = ratios
+        self.ratios, self.procs = ratios, procs
         by: dict[int, list[float]] = defaultdict(list)
         for p, r in zip(procs, ratios):
             by[p].append(r)
@@ -70,9 +70,8 @@ class Comparison:
         return statistics.variance(logs), statistics.fmean(_log_se(xs) ** 2 for xs in self.per)
 
     def published(self) -> float:
-        point, lo, hi = stats.paired_ratio(self.ratios, [1.0] * len(self.ratios))
-        meds = [statistics.median(xs) for xs in self.per]
-        return (max(hi, *meds) - min(lo, *meds)) / 2 / point
+        point, lo, hi = stats.paired_ratio(self.ratios, [1.0] * len(self.ratios), processes=self.procs)
+        return (hi - lo) / 2 / point
 
     def calibrated(self, between: float) -> float:
         se = _log_se(self.ratios)
