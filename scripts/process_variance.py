@@ -19,7 +19,9 @@ baseline, the half-width the pages show now (the median's interval widened to th
 process medians, ``tfperf.stats.paired_ratio``) beside a calibrated one,
 1.96 * sqrt(se^2 + between / K): the paired median's chance plus the share of the
 process difference that K processes leave. A calibrated width much larger than the
-published one says the intervals understate how far a run from fresh processes can land.
+published one says the intervals understate how far two processes of one run land apart.
+It says nothing of what differs between runs (the time, the host's state): for that,
+measure one scenario in several runs (scripts/process_bias.py, method_report.py --again).
 
 This is a diagnostic: the pages do not use the calibrated width.
 """
