@@ -19,7 +19,11 @@ Prints, for one runner and profile:
   5. per arrival pattern (after an idle gap, Poisson arrivals; back to back is 1.): the
      A/A pairs' p50 ratio (target: within ±5%) and p99 ratio, and the relative width of the
      p99's 95% CI, of the A/A pairs and of every result (how long a run a tail claim needs);
-  6. with --again (or --again-runner): speedups of the same cases in two runs, or on two
+  6. scenarios the file holds two runs of (measured again with ``tfperf run --force``, the
+     same code and settings): how many speedups agree within ±10% (target: >= 90%), how
+     often the second run's value lies inside the first run's interval, and how much the
+     speedups move between runs against what the two intervals explain, topic by topic;
+  7. with --again (or --again-runner): speedups of the same cases in two runs, or on two
      runners (target: >= 90% within ±10%), and claim verdicts that went from holds to
      refuted or back (target: none).
 Exit status 1 when a target is missed.
@@ -36,7 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from tfperf.analyse import Dataset, Finding, Measurement, analyse, controls_by_runner
+from tfperf.analyse import Dataset, Finding, Measurement, analyse, controls_by_runner, repeats_by_runner
+from tfperf.analyse.views.repeats import RunnerRepeats
 from tfperf.arrival import words
 
 
@@ -224,6 +229,32 @@ def processes(doc: dict[str, Any]) -> str:
 CLEAR = {Finding.FASTER, Finding.SLOWER, Finding.SAME}
 
 
+def twice(ds: Dataset) -> tuple[list[str], bool]:
+    """The speedups of the scenarios this file holds two runs of (``analyse.repeats_by_runner``)."""
+    runners = repeats_by_runner(ds)
+    if not runners:
+        return ["measured twice: no scenario of this file was measured twice with the same code"], True
+
+    def line(rr: RunnerRepeats) -> str:
+        n = len(rr.pairs)
+        return (f"{n} speedups, {rr.agreeing} within ±10% ({_pct(rr.agreeing / n)}), typical change "
+                f"{_pct(rr.typical)}, second inside the first's interval {rr.inside} ({_pct(rr.inside / n)}); "
+                f"run-to-run SD of the log speedup {_pct(rr.spread)}, the intervals explain {_pct(rr.explained)}")
+
+    rr = runners[0]
+    share = rr.agreeing / len(rr.pairs)
+    head = ("measured twice (the two newest runs of each scenario measured again, same code and settings; "
+            "target: >= 90% within ±10%): ")
+    lines = [head + line(rr)]
+    by_topic: dict[str, list[Any]] = defaultdict(list)
+    for p in rr.pairs:
+        by_topic[p.later.topic].append(p)
+    lines += [f"  {topic}: {line(RunnerRepeats(rr.runner, tuple(ps)))}" for topic, ps in sorted(by_topic.items())]
+    w = rr.largest
+    lines.append(f"  largest change: {w.later.case_id} ({w.later.version}) {w.before.point:.3f} -> {w.after.point:.3f}")
+    return lines, share >= 0.9
+
+
 def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:
     """Speedups of each case over its scenario's baseline in two runs, and claim verdicts."""
     def speedups(d: Dataset) -> dict[str, float]:
@@ -303,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     print("\n".join(hygiene(doc["scenarios"]) + [processes(doc)] + settling(doc)))
     lines, good = arrival_patterns(doc)
+    ok &= good
+    print("\n".join(lines))
+    lines, good = twice(ds)
     ok &= good
     print("\n".join(lines))
     if args.again or args.again_runner:

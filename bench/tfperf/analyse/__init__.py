@@ -22,7 +22,7 @@ modules:
 * ``views/``    – what the pages and reports need from a ``Dataset`` or from two sets of
   results compared (nothing else imports them): answers, advice, the home page's tables,
   then and now, this machine against the published runners, regressions, each runner's
-  controls.
+  controls and the scenarios it measured twice.
 
 This package is the stage's public API: render and the CLI import the analysis from
 ``tfperf.analyse`` only, never from its modules (the "facade" contract in pyproject.toml and
@@ -102,6 +102,7 @@ from .views.answers import findings as headline_findings
 from .views.answers import then_now as topic_then_now
 from .views.answers import versions_table as claims_by_release
 from .views.controls import controls_by_runner
+from .views.repeats import repeats_by_runner
 from .views.versus import LOCAL_ROOT, ThisMachine, Versus, as_json, compare_files, this_machine
 
 __all__ = [
@@ -178,6 +179,7 @@ __all__ = [
     "question_answers",
     "ratio_text",
     "release_key",
+    "repeats_by_runner",
     "runner_name",
     "scenario_labels",
     "settings_id",

@@ -36,6 +36,7 @@ from ...analyse import (
     machine_differences,
     maybe_one_cpu,
     release_key,
+    repeats_by_runner,
     runner_name,
 )
 from ..page.builder import ChartError, chart_alt, runner_names, settings_alt
@@ -69,6 +70,7 @@ from ..page.html import (
     rows_text,
     seconds,
     table,
+    times,
     times_ci,
 )
 from ..page.notebooks import packages
@@ -433,6 +435,42 @@ def block_controls(d: Directive, ctx: Context) -> Markup:
                                rows) + provenance(ctx, [r.measured for rc in runners for r in rc.results]))
 
 
+def block_repeats(d: Directive, ctx: Context) -> Markup:
+    """How we measure's table of the speedups each runner measured in two runs
+    (``analyse.repeats_by_runner``): how many agree within ±10%, how far they typically
+    moved, how often the second run landed inside the first run's interval, and the
+    largest move (and where)."""
+    ds = ctx.ds
+    runners = repeats_by_runner(ds)
+    if not runners:
+        if not ds.current:
+            return no_results(ds, "Measured twice")
+        return Markup(element("p", "No runner has measured a scenario twice with the same code yet."))
+    rows: list[list[Any]] = []
+    for rr in runners:
+        w = rr.largest
+        m = w.later
+        context = ", ".join(x for x in (ds.label(m.topic, m.variant), ds.params_words(m.topic, m.params),
+                                         ds.settings_words(m.topic, m.settings), m.version) if x != "–")
+        title = ds.topics[m.topic].title if m.topic in ds.topics else m.topic
+        where = (f"{times(w.before.point)} in the first run, {times(w.after.point)} in the second "
+                 f"({title}; {context})")
+        n = len(rr.pairs)
+        rows.append([runner_name(ds, rr.runner), n, f"{rr.agreeing} ({percent(rr.agreeing / n)})",
+                     percent(rr.typical), f"{rr.inside} ({percent(rr.inside / n)})", where])
+    lead = element("p", "Each speedup on these pages comes from one run, and its interval says what that run "
+                        "could tell. Some scenarios were measured a second time, on another day, with the same "
+                        "code, the same settings and the same TensorFlow on the same CPU. The table compares each "
+                        "speedup of those scenarios in the two runs: how many agree within ±10%, how much they "
+                        "typically moved, and how often the second run's value fell inside the first run's "
+                        "interval (a 95% interval that took in everything that varies would do so about 19 times "
+                        "in 20).")
+    return Markup(lead + table(["runner", "speedups measured twice", "within ±10% of the first run",
+                                "typical change", "second run inside the first run's interval", "largest change"],
+                               rows)
+                  + provenance(ctx, [x for rr in runners for p in rr.pairs for x in (p.earlier, p.later)]))
+
+
 _ONEDNN: dict[Any, str] = {True: "on", False: "off"}     # environment.onednn (None: unknown)
 _RUNTIMES = (("tf2onnx", "tf2onnx"), ("onnxruntime", "ONNX Runtime"), ("ai_edge_litert", "ai-edge-litert"))
 
@@ -583,6 +621,7 @@ BLOCKS: dict[str, Callable[[Directive, Context], Markup]] = {
     "chart": block_chart, "recommendations": block_recommendations, "claims": block_claims,
     "breakdown": block_breakdown, "notebook": block_notebook,
     "findings": block_findings, "differences": block_differences, "controls": block_controls,
+    "repeats": block_repeats,
     "runners": block_runners,
     "datafiles": block_datafiles, "errors": block_errors,
     "failures": block_failures, "dothis": block_dothis,

@@ -55,7 +55,7 @@ from .html import Markup, admonition, element, h, hidden, join, link
 BLOCK_KINDS = ("chart", "recommendations", "claims", "trends", "breakdown", "notebook",
                "findings", "runners", "datafiles", "errors", "failures", "settings", "metrics", "breakeven", "tenrun",
                "dothis", "changes", "versions", "perstep", "answers", "questions", "vocabulary", "arrivals",
-               "outputs", "differences", "controls")
+               "outputs", "differences", "controls", "repeats")
 INLINE_FUNCS = ("speedup", "verdict", "median", "runners", "when", "share")
 
 BLOCK_RE = re.compile(r"^[ \t]*<!--\s*tfperf:(?P<body>.*?)-->[ \t]*$", re.MULTILINE)

@@ -1,0 +1,135 @@
+"""Scenarios measured twice on one runner: how far a second run moved each speedup.
+
+A speedup's interval says what one run can tell: the rounds of that run, in that run's
+worker processes, on that hour's machine. ``tfperf run --force`` measures a scenario again
+and keeps the earlier records in the results file, so a file that has been measured twice
+holds the answer to a question no single run can: measured again with the same code, the
+same settings and the same TensorFlow on the same CPU, how far does a speedup move, and
+does the second run's value fall inside the first run's interval?
+
+A pair is one case's speedup over its scenario's baseline in the two newest runs (two
+scenarios, two interleave ids) of the same runner, profile and arrival pattern whose
+candidate and baseline have the same key (snippet, harness, TensorFlow, Keras and
+settings) in both. This view
+gathers those pairs runner by runner for the How we measure page and
+``scripts/method_report.py``; it judges nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ..dataset import Dataset
+from ..judge.scenarios import Ratio, RatioCache
+from ..records import Measurement
+
+AGREE = 0.10     # two runs "agree" on a speedup when they are within ±10% of each other
+
+
+@dataclass(frozen=True)
+class RunPair:
+    """One case's speedup over its baseline in two runs, the earlier first."""
+
+    earlier: Measurement
+    later: Measurement
+    before: Ratio
+    after: Ratio
+
+    @property
+    def change(self) -> float:
+        """The later speedup over the earlier, less 1 (0.08: the second run said 8% more)."""
+        return self.after.point / self.before.point - 1
+
+    @property
+    def agree(self) -> bool:
+        return abs(self.change) <= AGREE + 1e-12
+
+    @property
+    def inside(self) -> bool:
+        """The second run's value lies inside the first run's interval."""
+        return self.before.low <= self.after.point <= self.before.high
+
+
+@dataclass(frozen=True)
+class RunnerRepeats:
+    """Every speedup a runner measured in two runs (pairs of all its profiles)."""
+
+    runner: str
+    pairs: tuple[RunPair, ...]
+
+    @property
+    def agreeing(self) -> int:
+        return sum(p.agree for p in self.pairs)
+
+    @property
+    def inside(self) -> int:
+        return sum(p.inside for p in self.pairs)
+
+    @property
+    def typical(self) -> float:
+        """The median size of the change (0.05: half the speedups moved by 5% or less)."""
+        return statistics.median(abs(p.change) for p in self.pairs)
+
+    @property
+    def largest(self) -> RunPair:
+        return max(self.pairs, key=lambda p: abs(math.log(p.after.point / p.before.point)))
+
+    @property
+    def spread(self) -> float:
+        """The standard deviation of log(later / earlier): how much a speedup moves between
+        runs, as a relative figure (0.08: about 8%)."""
+        return _sd([math.log(p.after.point / p.before.point) for p in self.pairs])
+
+    @property
+    def explained(self) -> float:
+        """What that spread would be if each run's interval held all of its run's error: the
+        two 95% intervals' half-widths (log scale, as standard errors) added in quadrature,
+        as a root mean square over the pairs. ``spread`` well above it means the runs differ
+        by more than one run's interval can see."""
+        return math.sqrt(statistics.fmean(_se(p.before) ** 2 + _se(p.after) ** 2 for p in self.pairs))
+
+
+def _sd(xs: list[float]) -> float:
+    return math.sqrt(statistics.fmean(x * x for x in xs)) if xs else 0.0
+
+
+def _se(r: Ratio) -> float:
+    """A 95% interval's half-width on the log scale, as a standard error."""
+    return (math.log(r.high) - math.log(r.low)) / 2 / 1.96 if r.low > 0 and r.high > 0 else 0.0
+
+
+def run_pairs(measurements: list[Measurement], cache: RatioCache) -> list[RunPair]:
+    """The pairs (see the module) among ``measurements``, in the order of runner and case."""
+    runs: dict[tuple[str, ...], dict[str, Measurement]] = defaultdict(dict)
+    by_run: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
+    for m in measurements:
+        if m.interleave_id and m.ok:
+            by_run[(m.source.path, m.interleave_id)][m.case_id] = m
+    for m in measurements:
+        if not m.interleave_id or not m.ok or not m.interleave or m.interleave.baseline in (None, m.case_id):
+            continue
+        base = by_run[(m.source.path, m.interleave_id)].get(str(m.interleave.baseline))
+        if base is None:
+            continue
+        same = (m.runner, m.source.path, m.case_id, m.arrival_id, m.key_hash, base.key_hash)
+        runs[same][m.interleave_id] = m
+    out = []
+    for _, by_id in sorted(runs.items()):
+        if len(by_id) < 2:
+            continue
+        earlier, later = sorted(by_id.values(), key=lambda m: m.finished)[-2:]
+        bases = [by_run[(m.source.path, str(m.interleave_id))][str(m.interleave.baseline if m.interleave else "")]
+                 for m in (earlier, later)]
+        out.append(RunPair(earlier, later, cache.speedup(bases[0], earlier), cache.speedup(bases[1], later)))
+    return out
+
+
+def repeats_by_runner(ds: Dataset) -> list[RunnerRepeats]:
+    """The pairs of each runner that measured any scenario twice, runner by runner."""
+    found: dict[str, list[RunPair]] = defaultdict(list)
+    for p in run_pairs(ds.measurements, ds.cache):
+        found[p.later.runner].append(p)
+    return [RunnerRepeats(runner, tuple(pairs)) for runner, pairs in sorted(found.items())]

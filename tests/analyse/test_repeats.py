@@ -1,0 +1,132 @@
+"""Scenarios measured twice (``analyse.repeats_by_runner``) and How we measure's table of them.
+
+A designed results file (no TensorFlow): one scenario, a baseline and a candidate at two
+batch sizes, measured in three runs. The two newest runs are compared: at batch 32 the
+candidate's speedup goes from 2.0x to 2.1x (within ±10%), at batch 64 from 2.0x to 2.6x
+(30% apart); the oldest run (9x) is never looked at. A case whose snippet changed between
+the runs, and a run on another runner, give no pair.
+"""
+
+from __future__ import annotations
+
+import copy
+import html as html_text
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from store_records import make_doc, valid_doc
+
+from tfperf import stats
+from tfperf.analyse import analyse, repeats_by_runner
+from tfperf.render.blocks.blocks import Context, render_block
+from tfperf.render.page.context import parse_block
+from tfperf.render.page.embed import SvgCache
+from tfperf.render.page.html import percent, times
+from tfperf.store import record_types as ids
+
+ROUNDS = 24
+RUN_IDS = ("0" * 16, "a" * 16, "b" * 16)
+TIMES = ("2026-10-01T12:00:00+00:00", "2026-11-01T12:00:00+00:00", "2026-11-20T12:00:00+00:00")
+
+
+def _result(variant: str, batch: int, run: int, seconds: float, *, runner: str = "fixture-a",
+            snippet_hash: str = "abc") -> dict[str, Any]:
+    base = valid_doc()["results"]
+    r: dict[str, Any] = copy.deepcopy(next(x for x in base if x["variant"] == variant))
+    r["params"] = {"batch": batch, "model": "tiny"}
+    r["case_id"] = f"{r['topic']}/batch={batch},model=tiny/keras=3/{variant}"
+    r["key"] = {**r["key"], "runner": runner, "snippet_hash": snippet_hash}
+    r["key_hash"] = ids.key_hash(r["key"])
+    r["finished_at"] = TIMES[run]
+    r["env_id"] = None
+    baseline = f"{r['topic']}/batch={batch},model=tiny/keras=3/model_call"
+    r["interleave"] = {"id": RUN_IDS[run], "baseline": baseline}
+    # A little noise that differs from round to round and between the two variants.
+    jitter = [1 + 0.004 * ((i * 7 + len(variant)) % 5 - 2) for i in range(ROUNDS)]
+    samples = [seconds * j for j in jitter]
+    r["timing"] = {**r["timing"], "samples": samples, "rounds": list(range(ROUNDS)),
+                   "summary": stats.summarize(samples).as_dict()}
+    return r
+
+
+def _scenario(batch: int, run: int, speedup: float, **kw: Any) -> list[dict[str, Any]]:
+    return [_result("model_call", batch, run, 0.002, **kw), _result("predict", batch, run, 0.002 / speedup, **kw)]
+
+
+def _write(root: Path, runner: str, results: list[dict[str, Any]]) -> None:
+    path = root / "results" / runner / "full.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(make_doc(runner, "full", results)), encoding="utf-8")
+
+
+@pytest.fixture
+def designed(tmp_path: Path) -> Any:
+    results = [*_scenario(32, 0, 9.0), *_scenario(32, 1, 2.0), *_scenario(32, 2, 2.1),
+               *_scenario(64, 1, 2.0), *_scenario(64, 2, 2.6),
+               # the snippet changed between the runs: not the same code, no pair
+               *_scenario(128, 1, 2.0), *_scenario(128, 2, 4.0, snippet_hash="def")]
+    _write(tmp_path, "fixture-a", results)
+    _write(tmp_path, "fixture-b", _scenario(32, 1, 2.0, runner="fixture-b"))    # one run only
+    (tmp_path / "snippets").mkdir()
+    return analyse(tmp_path / "results", tmp_path / "snippets")
+
+
+def test_pairs_are_the_two_newest_runs_of_the_same_code(designed: Any) -> None:
+    runners = repeats_by_runner(designed)
+    assert [r.runner for r in runners] == ["fixture-a"]
+    rr = runners[0]
+    by_batch = {p.later.params["batch"]: p for p in rr.pairs}
+    assert set(by_batch) == {32, 64}
+    assert by_batch[32].before.point == pytest.approx(2.0, rel=0.01)
+    assert by_batch[32].after.point == pytest.approx(2.1, rel=0.01)
+    assert by_batch[32].agree and not by_batch[64].agree
+    assert by_batch[64].change == pytest.approx(0.3, rel=0.03)
+    assert rr.agreeing == 1 and rr.typical == pytest.approx(0.175, rel=0.05)
+    assert rr.largest is by_batch[64]
+    # The intervals are narrow (little noise), so neither second run lies inside the first's.
+    assert rr.inside == 0 and rr.spread > 3 * rr.explained
+
+
+def test_a_failed_baseline_in_one_run_gives_no_pair(tmp_path: Path) -> None:
+    results = [*_scenario(32, 1, 2.0), *_scenario(32, 2, 2.1)]
+    results[2]["status"] = "failed"
+    results[2].update(timing=None, first_call_s=None, error="Traceback: boom", output=None)
+    _write(tmp_path, "fixture-a", results)
+    (tmp_path / "snippets").mkdir()
+    assert repeats_by_runner(analyse(tmp_path / "results", tmp_path / "snippets")) == []
+
+
+def _cells(html: str) -> list[list[str]]:
+    rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.DOTALL)
+    return [[html_text.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", r, flags=re.DOTALL)]
+            for r in rows]
+
+
+def _block(ds: Any) -> str:
+    return str(render_block(parse_block("repeats"), Context(ds, prefix="", svgs=SvgCache(None))))
+
+
+def test_the_table_gives_each_runner_its_agreement_and_largest_change(designed: Any) -> None:
+    html = _block(designed)
+    rr = repeats_by_runner(designed)[0]
+    w = rr.largest
+    head, *rows = _cells(html)
+    assert head[:5] == ["runner", "speedups measured twice", "within ±10% of the first run", "typical change",
+                        "second run inside the first run's interval"]
+    assert len(rows) == 1
+    row = rows[0]
+    assert row[1] == "2" and row[2] == "1 (50%)" and row[3] == percent(rr.typical) and row[4] == "0 (0%)", row
+    assert row[3] in ("17%", "18%")
+    assert f"{times(w.before.point)} in the first run, {times(w.after.point)} in the second" in row[5], row
+    assert "batch 64" in row[5] and w.after.point == pytest.approx(2.6, rel=0.02), row
+    assert "fixture-a/full.json" in html      # where the figures came from
+
+
+def test_without_a_second_run_the_table_says_so(tmp_path: Path) -> None:
+    _write(tmp_path, "fixture-a", _scenario(32, 1, 2.0))
+    (tmp_path / "snippets").mkdir()
+    html = _block(analyse(tmp_path / "results", tmp_path / "snippets"))
+    assert "No runner has measured a scenario twice with the same code yet." in html
