@@ -120,9 +120,12 @@ def test_the_table_gives_each_runner_its_agreement_and_largest_change(designed: 
     row = rows[0]
     assert row[1] == "2" and row[2] == "1 (50%)" and row[3] == percent(rr.typical) and row[4] == "0 (0%)", row
     assert row[3] in ("17%", "18%")
-    assert f"{times(w.before.point)} in the first run, {times(w.after.point)} in the second" in row[5], row
+    assert row[5].startswith(f"predict against model_call: {times(w.before.point)} in the first run, "
+                             f"{times(w.after.point)} in the second"), row
     assert "batch 64" in row[5] and w.after.point == pytest.approx(2.6, rel=0.02), row
     assert "fixture-a/full.json" in html      # where the figures came from
+    once = html.split("Not in the table", 1)[1].split("</p>", 1)[0]
+    assert "fixture-b" in once and "fixture-a" not in once     # the runner with one run is named
 
 
 def test_without_a_second_run_the_table_says_so(tmp_path: Path) -> None:

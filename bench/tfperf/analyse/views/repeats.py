@@ -37,6 +37,7 @@ class RunPair:
     later: Measurement
     before: Ratio
     after: Ratio
+    baseline: Measurement          # what the later run's speedup is over (the scenario's baseline)
 
     @property
     def change(self) -> float:
@@ -123,7 +124,7 @@ def run_pairs(measurements: list[Measurement], cache: RatioCache) -> list[RunPai
         earlier, later = sorted(by_id.values(), key=lambda m: m.finished)[-2:]
         bases = [by_run[(m.source.path, str(m.interleave_id))][str(m.interleave.baseline if m.interleave else "")]
                  for m in (earlier, later)]
-        out.append(RunPair(earlier, later, cache.speedup(bases[0], earlier), cache.speedup(bases[1], later)))
+        out.append(RunPair(earlier, later, cache.speedup(bases[0], earlier), cache.speedup(bases[1], later), bases[1]))
     return out
 
 

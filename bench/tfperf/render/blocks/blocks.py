@@ -435,6 +435,12 @@ def block_controls(d: Directive, ctx: Context) -> Markup:
                                rows) + provenance(ctx, [r.measured for rc in runners for r in rc.results]))
 
 
+def _own(ds: Dataset, m: Any, common: Mapping[str, str]) -> str:
+    """A case in words (its variant and settings), without the settings in ``common``."""
+    mine = {k: v for k, v in m.settings.items() if k not in common}
+    return ", ".join(t for t in (ds.label(m.topic, m.variant), ds.settings_words(m.topic, mine)) if t != "–")
+
+
 def block_repeats(d: Directive, ctx: Context) -> Markup:
     """How we measure's table of the speedups each runner measured in two runs
     (``analyse.repeats_by_runner``): how many agree within ±10%, how far they typically
@@ -449,22 +455,24 @@ def block_repeats(d: Directive, ctx: Context) -> Markup:
     rows: list[list[Any]] = []
     for rr in runners:
         w = rr.largest
-        m = w.later
-        context = ", ".join(x for x in (ds.label(m.topic, m.variant), ds.params_words(m.topic, m.params),
-                                         ds.settings_words(m.topic, m.settings), m.version) if x != "–")
+        m, base = w.later, w.baseline
+        common = {k: v for k, v in m.settings.items() if base.settings.get(k) == v}
+
+        context = ", ".join(x for x in (ds.params_words(m.topic, m.params), ds.settings_words(m.topic, common),
+                                         m.version) if x != "–")
         title = ds.topics[m.topic].title if m.topic in ds.topics else m.topic
-        where = (f"{times(w.before.point)} in the first run, {times(w.after.point)} in the second "
-                 f"({title}; {context})")
+        where = (f"{_own(ds, m, common)} against {_own(ds, base, common)}: {times(w.before.point)} in the first run, "
+                 f"{times(w.after.point)} in the second ({title}; {context})")
         n = len(rr.pairs)
         rows.append([runner_name(ds, rr.runner), n, f"{rr.agreeing} ({percent(rr.agreeing / n)})",
                      percent(rr.typical), f"{rr.inside} ({percent(rr.inside / n)})", where])
-    lead = element("p", "Each speedup on these pages comes from one run, and its interval says what that run "
-                        "could tell. Some scenarios were measured a second time, on another day, with the same "
-                        "code, the same settings and the same TensorFlow on the same CPU. The table compares each "
-                        "speedup of those scenarios in the two runs: how many agree within ±10%, how much they "
-                        "typically moved, and how often the second run's value fell inside the first run's "
-                        "interval (a 95% interval that took in everything that varies would do so about 19 times "
-                        "in 20).")
+    once = [runner_name(ds, label) for label in sorted(ds.runners) if label not in {rr.runner for rr in runners}]
+    lead = element("p", "The table compares each speedup of those scenarios in the two runs: how many agree within "
+                        "±10%, how much they typically moved, and how often the second run's value fell inside the "
+                        "first run's interval (a 95% interval that took in everything that varies would do so about "
+                        "19 times in 20)."
+                        + (f" Not in the table, because they measured each scenario once with the code of their "
+                           f"results: {'; '.join(once)}." if once else ""))
     return Markup(lead + table(["runner", "speedups measured twice", "within ±10% of the first run",
                                 "typical change", "second run inside the first run's interval", "largest change"],
                                rows)
