@@ -239,7 +239,7 @@ def twice(ds: Dataset) -> tuple[list[str], bool]:
         n = len(rr.pairs)
         return (f"{n} speedups, {rr.agreeing} within ±10% ({_pct(rr.agreeing / n)}), typical change "
                 f"{_pct(rr.typical)}, second inside the first's interval {rr.inside} ({_pct(rr.inside / n)}); "
-                f"run-to-run SD of the log speedup {_pct(rr.spread)}, the intervals explain {_pct(rr.explained)}")
+                f"run-to-run spread of the log speedup (RMS) {_pct(rr.spread)}, the intervals explain {_pct(rr.explained)}")
 
     rr = runners[0]
     share = rr.agreeing / len(rr.pairs)

@@ -80,9 +80,10 @@ class RunnerRepeats:
 
     @property
     def spread(self) -> float:
-        """The standard deviation of log(later / earlier): how much a speedup moves between
-        runs, as a relative figure (0.08: about 8%)."""
-        return _sd([math.log(p.after.point / p.before.point) for p in self.pairs])
+        """The root mean square of log(later / earlier), about zero, so that a shift of the
+        whole run counts too: how much a speedup moves between runs, as a relative figure
+        (0.08: about 8%)."""
+        return _rms([math.log(p.after.point / p.before.point) for p in self.pairs])
 
     @property
     def explained(self) -> float:
@@ -93,7 +94,7 @@ class RunnerRepeats:
         return math.sqrt(statistics.fmean(_se(p.before) ** 2 + _se(p.after) ** 2 for p in self.pairs))
 
 
-def _sd(xs: list[float]) -> float:
+def _rms(xs: list[float]) -> float:
     return math.sqrt(statistics.fmean(x * x for x in xs)) if xs else 0.0
 
 
