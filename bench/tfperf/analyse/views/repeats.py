@@ -10,9 +10,8 @@ does the second run's value fall inside the first run's interval?
 A pair is one case's speedup over its scenario's baseline in the two newest runs (two
 scenarios, two interleave ids) of the same runner, profile and arrival pattern whose
 candidate and baseline have the same key (snippet, harness, TensorFlow, Keras and
-settings) in both. This view
-gathers those pairs runner by runner for the How we measure page and
-``scripts/method_report.py``; it judges nothing.
+settings) in both. This view gathers those pairs runner by runner for the How we measure
+page and ``scripts/method_report.py``; it judges nothing.
 """
 
 from __future__ import annotations
@@ -105,27 +104,23 @@ def _se(r: Ratio) -> float:
 
 def run_pairs(measurements: list[Measurement], cache: RatioCache) -> list[RunPair]:
     """The pairs (see the module) among ``measurements``, in the order of runner and case."""
-    runs: dict[tuple[str, ...], dict[str, Measurement]] = defaultdict(dict)
     by_run: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
     for m in measurements:
         if m.interleave_id and m.ok:
             by_run[(m.source.path, m.interleave_id)][m.case_id] = m
-    for m in measurements:
-        if not m.interleave_id or not m.ok or not m.interleave or m.interleave.baseline in (None, m.case_id):
-            continue
-        base = by_run[(m.source.path, m.interleave_id)].get(str(m.interleave.baseline))
-        if base is None:
-            continue
-        same = (m.runner, m.source.path, m.case_id, m.arrival_id, m.key_hash, base.key_hash)
-        runs[same][m.interleave_id] = m
+    # each (case, its baseline) per run, under what must be the same for two runs to compare
+    runs: dict[tuple[str, ...], dict[str, tuple[Measurement, Measurement]]] = defaultdict(dict)
+    for (path, run), cases in by_run.items():
+        for m in cases.values():
+            base = cases.get(str(m.interleave.baseline)) if m.interleave else None
+            if base is not None and base is not m:
+                runs[(m.runner, path, m.case_id, m.arrival_id, m.key_hash, base.key_hash)][run] = (m, base)
     out = []
     for _, by_id in sorted(runs.items()):
         if len(by_id) < 2:
             continue
-        earlier, later = sorted(by_id.values(), key=lambda m: m.finished)[-2:]
-        bases = [by_run[(m.source.path, str(m.interleave_id))][str(m.interleave.baseline if m.interleave else "")]
-                 for m in (earlier, later)]
-        out.append(RunPair(earlier, later, cache.speedup(bases[0], earlier), cache.speedup(bases[1], later), bases[1]))
+        (earlier, b1), (later, b2) = sorted(by_id.values(), key=lambda pair: pair[0].finished)[-2:]
+        out.append(RunPair(earlier, later, cache.speedup(b1, earlier), cache.speedup(b2, later), b2))
     return out
 
 

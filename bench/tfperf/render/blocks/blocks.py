@@ -457,7 +457,6 @@ def block_repeats(d: Directive, ctx: Context) -> Markup:
         w = rr.largest
         m, base = w.later, w.baseline
         common = {k: v for k, v in m.settings.items() if base.settings.get(k) == v}
-
         context = ", ".join(x for x in (ds.params_words(m.topic, m.params), ds.settings_words(m.topic, common),
                                          m.version) if x != "–")
         title = ds.topics[m.topic].title if m.topic in ds.topics else m.topic
