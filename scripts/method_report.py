@@ -23,6 +23,8 @@ Prints, for one runner and profile:
      same code and settings): how many speedups agree within ±10% (target: >= 90%), how
      often the second run's value lies inside the first run's interval, and how much the
      speedups move between runs against what the two intervals explain, topic by topic;
+     and each run's finding by the pages' rule: of the clear ones, how many the other run
+     repeated (target: >= 90%) and contradicted (target: <= 1%);
   7. with --again (or --again-runner): speedups of the same cases in two runs, or on two
      runners (target: >= 90% within ±10%), and claim verdicts that went from holds to
      refuted or back (target: none).
@@ -239,7 +241,8 @@ def twice(ds: Dataset) -> tuple[list[str], bool]:
         n = len(rr.pairs)
         return (f"{n} speedups, {rr.agreeing} within ±10% ({_pct(rr.agreeing / n)}), typical change "
                 f"{_pct(rr.typical)}, second inside the first's interval {rr.inside} ({_pct(rr.inside / n)}); "
-                f"run-to-run spread of the log speedup (RMS) {_pct(rr.spread)}, the intervals explain {_pct(rr.explained)}")
+                f"run-to-run spread of the log speedup (RMS) {_pct(rr.spread)}, the intervals explain {_pct(rr.explained)}; "
+                f"clear findings the other run repeated {rr.repeated} of {rr.clear}, contradicted {rr.contradicted}")
 
     rr = runners[0]
     share = rr.agreeing / len(rr.pairs)
@@ -252,7 +255,14 @@ def twice(ds: Dataset) -> tuple[list[str], bool]:
     lines += [f"  {topic}: {line(RunnerRepeats(rr.runner, tuple(ps)))}" for topic, ps in sorted(by_topic.items())]
     w = rr.largest
     lines.append(f"  largest change: {w.later.case_id} ({w.later.version}) {w.before.point:.3f} -> {w.after.point:.3f}")
-    return lines, share >= 0.9
+    contra = [p for p in rr.pairs if p.contradicted]
+    lines.append(f"  findings (each run judged by the pages' rule): of {rr.clear} clear ones (faster, slower, the same), "
+                 f"the other run repeated {rr.repeated} ({_pct(rr.repeated / rr.clear if rr.clear else None)}; "
+                 f"target >= 90%), contradicted {rr.contradicted} (target <= 1%), found the rest unclear")
+    lines += [f"    {p.later.case_id} ({p.later.version}): {p.findings[0]} -> {p.findings[1]} "
+              f"({p.before.point:.3f} -> {p.after.point:.3f})" for p in contra[:10]]
+    good = rr.clear > 0 and rr.repeated >= 0.9 * rr.clear and rr.contradicted <= 0.01 * rr.clear
+    return lines, share >= 0.9 and good
 
 
 def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:

@@ -20,7 +20,7 @@ import pytest
 from store_records import make_doc, valid_doc
 
 from tfperf import stats
-from tfperf.analyse import analyse, repeats_by_runner
+from tfperf.analyse import Finding, analyse, repeats_by_runner
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.context import parse_block
 from tfperf.render.page.embed import SvgCache
@@ -99,6 +99,34 @@ def test_a_failed_baseline_in_one_run_gives_no_pair(tmp_path: Path) -> None:
     assert repeats_by_runner(analyse(tmp_path / "results", tmp_path / "snippets")) == []
 
 
+@pytest.mark.parametrize(("first", "second", "found", "clear", "repeated", "contradicted"), [
+    (1.10, 0.92, (Finding.FASTER, Finding.SLOWER), 2, 0, 2),     # 10% faster, then 8% slower: contradicted
+    (1.10, 1.12, (Finding.FASTER, Finding.FASTER), 2, 2, 0),
+    (1.00, 1.01, (Finding.SAME, Finding.SAME), 2, 2, 0),
+    (1.10, 1.00, (Finding.FASTER, Finding.SAME), 2, 0, 2),
+])
+def test_each_runs_finding_is_judged_by_the_pages_rule(tmp_path: Path, first: float, second: float,
+                                                      found: tuple[Finding, Finding], clear: int, repeated: int,
+                                                      contradicted: int) -> None:
+    # one scenario, no A/A pair stored: the margin is 5% (the assumed floor, as on the pages)
+    _write(tmp_path, "fixture-a", [*_scenario(32, 1, first), *_scenario(32, 2, second)])
+    (tmp_path / "snippets").mkdir()
+    (rr,) = repeats_by_runner(analyse(tmp_path / "results", tmp_path / "snippets"))
+    (pair,) = rr.pairs
+    assert pair.findings == found
+    assert (rr.clear, rr.repeated, rr.contradicted) == (clear, repeated, contradicted)
+    assert pair.contradicted == (contradicted > 0)
+
+
+def test_a_finding_the_other_run_calls_unclear_is_not_repeated_nor_contradicted(tmp_path: Path) -> None:
+    # 1.05x sits on the margin's edge: unclear; the other run's 1.30x is clear
+    _write(tmp_path, "fixture-a", [*_scenario(32, 1, 1.05), *_scenario(32, 2, 1.30)])
+    (tmp_path / "snippets").mkdir()
+    (rr,) = repeats_by_runner(analyse(tmp_path / "results", tmp_path / "snippets"))
+    assert rr.pairs[0].findings == (Finding.UNCLEAR, Finding.FASTER)
+    assert (rr.clear, rr.repeated, rr.contradicted) == (1, 0, 0)
+
+
 def _cells(html: str) -> list[list[str]]:
     rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.DOTALL)
     return [[html_text.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", r, flags=re.DOTALL)]
@@ -114,15 +142,18 @@ def test_the_table_gives_each_runner_its_agreement_and_largest_change(designed: 
     rr = repeats_by_runner(designed)[0]
     w = rr.largest
     head, *rows = _cells(html)
-    assert head[:5] == ["runner", "speedups measured twice", "within ±10% of the first run", "typical change",
-                        "second run inside the first run's interval"]
+    assert head == ["runner", "speedups measured twice", "within ±10% of the first run", "typical change",
+                    "second run inside the first run's interval", "clear findings the other run repeated",
+                    "largest change"]
     assert len(rows) == 1
     row = rows[0]
     assert row[1] == "2" and row[2] == "1 (50%)" and row[3] == percent(rr.typical) and row[4] == "0 (0%)", row
     assert row[3] in ("17%", "18%")
-    assert row[5].startswith(f"predict against model_call: {times(w.before.point)} in the first run, "
+    # both runs found predict faster at both batch sizes: four clear findings, each repeated
+    assert row[5] == "4 of 4 (100%)0 contradicted, the rest unclear", row
+    assert row[6].startswith(f"predict against model_call: {times(w.before.point)} in the first run, "
                              f"{times(w.after.point)} in the second"), row
-    assert "batch 64" in row[5] and w.after.point == pytest.approx(2.6, rel=0.02), row
+    assert "batch 64" in row[6] and w.after.point == pytest.approx(2.6, rel=0.02), row
     assert "fixture-a/full.json" in html      # where the figures came from
     once = html.split("Not in the table", 1)[1].split("</p>", 1)[0]
     assert "fixture-b" in once and "fixture-a" not in once     # the runner with one run is named

@@ -11,7 +11,9 @@ A pair is one case's speedup over its scenario's baseline in the two newest runs
 scenarios, two interleave ids) of the same runner, profile and arrival pattern whose
 candidate and baseline have the same key (snippet, harness, TensorFlow, Keras and
 settings) in both. This view gathers those pairs runner by runner for the How we measure
-page and ``scripts/method_report.py``; it judges nothing.
+page and ``scripts/method_report.py``: how far the values moved, and whether the second
+run repeated the first run's *finding* (each run judged by the guide's rule, with its own
+interval and noise floor), which is what a reader acts on.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..dataset import Dataset
-from ..judge.scenarios import Ratio, RatioCache
-from ..records import Measurement
+from ..judge.effects import MARGIN, Finding, effect
+from ..judge.scenarios import Ratio, RatioCache, pair_noise
+from ..records import Measurement, Noise
 
 AGREE = 0.10     # two runs "agree" on a speedup when they are within ±10% of each other
+CLEAR = frozenset({Finding.FASTER, Finding.SLOWER, Finding.SAME})
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class RunPair:
     before: Ratio
     after: Ratio
     baseline: Measurement          # what the later run's speedup is over (the scenario's baseline)
+    earlier_baseline: Measurement  # what the earlier run's speedup is over
+    findings: tuple[Finding, Finding] = (Finding.NO_DATA, Finding.NO_DATA)   # each run's, by the guide's rule
 
     @property
     def change(self) -> float:
@@ -51,6 +57,12 @@ class RunPair:
     def inside(self) -> bool:
         """The second run's value lies inside the first run's interval."""
         return self.before.low <= self.after.point <= self.before.high
+
+    @property
+    def contradicted(self) -> bool:
+        """The two runs gave clear findings (faster, slower, the same) that differ."""
+        a, b = self.findings
+        return a != b and {a, b} <= CLEAR
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,23 @@ class RunnerRepeats:
     @property
     def inside(self) -> int:
         return sum(p.inside for p in self.pairs)
+
+    @property
+    def clear(self) -> int:
+        """Findings, run by run, that were clear (faster, slower or the same): each pair
+        counts twice, once for each run, as the finding a reader of that run was given."""
+        return sum(f in CLEAR for p in self.pairs for f in p.findings)
+
+    @property
+    def repeated(self) -> int:
+        """Of those, how many the other run gave too."""
+        return sum(2 * (p.findings[0] == p.findings[1]) for p in self.pairs if p.findings[0] in CLEAR)
+
+    @property
+    def contradicted(self) -> int:
+        """Of those, how many the other run contradicted with another clear finding (each
+        such pair counts twice, as in :attr:`clear`); the rest it found unclear."""
+        return sum(2 * p.contradicted for p in self.pairs)
 
     @property
     def typical(self) -> float:
@@ -102,8 +131,10 @@ def _se(r: Ratio) -> float:
     return (math.log(r.high) - math.log(r.low)) / 2 / 1.96 if r.low > 0 and r.high > 0 else 0.0
 
 
-def run_pairs(measurements: list[Measurement], cache: RatioCache) -> list[RunPair]:
-    """The pairs (see the module) among ``measurements``, in the order of runner and case."""
+def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[Noise]) -> list[RunPair]:
+    """The pairs (see the module) among ``measurements``, in the order of runner and case,
+    each run's finding judged as the pages judge a comparison: its interval against the
+    larger of 5% and its scenario's noise floor (``noise``, the A/A pairs)."""
     by_run: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
     for m in measurements:
         if m.interleave_id and m.ok:
@@ -120,13 +151,19 @@ def run_pairs(measurements: list[Measurement], cache: RatioCache) -> list[RunPai
         if len(by_id) < 2:
             continue
         (earlier, b1), (later, b2) = sorted(by_id.values(), key=lambda pair: pair[0].finished)[-2:]
-        out.append(RunPair(earlier, later, cache.speedup(b1, earlier), cache.speedup(b2, later), b2))
+        before, after = cache.speedup(b1, earlier), cache.speedup(b2, later)
+        found = (_finding(before, b1, earlier, noise), _finding(after, b2, later, noise))
+        out.append(RunPair(earlier, later, before, after, b2, b1, found))
     return out
+
+
+def _finding(r: Ratio, base: Measurement, m: Measurement, noise: list[Noise]) -> Finding:
+    return effect(r.low, r.high, max(pair_noise(noise, base, m, m.topic).value, MARGIN))
 
 
 def repeats_by_runner(ds: Dataset) -> list[RunnerRepeats]:
     """The pairs of each runner that measured any scenario twice, runner by runner."""
     found: dict[str, list[RunPair]] = defaultdict(list)
-    for p in run_pairs(ds.measurements, ds.cache):
+    for p in run_pairs(ds.measurements, ds.cache, ds.noise):
         found[p.later.runner].append(p)
     return [RunnerRepeats(runner, tuple(pairs)) for runner, pairs in sorted(found.items())]

@@ -463,18 +463,21 @@ def block_repeats(d: Directive, ctx: Context) -> Markup:
         where = (f"{_own(ds, m, common)} against {_own(ds, base, common)}: {times(w.before.point)} in the first run, "
                  f"{times(w.after.point)} in the second ({title}; {context})")
         n = len(rr.pairs)
+        answers = join([f"{rr.repeated} of {rr.clear} ({percent(rr.repeated / rr.clear)})" if rr.clear else "–",
+                        Markup("<br>"), element("small", f"{rr.contradicted} contradicted, the rest unclear")])
         rows.append([runner_name(ds, rr.runner), n, f"{rr.agreeing} ({percent(rr.agreeing / n)})",
-                     percent(rr.typical), f"{rr.inside} ({percent(rr.inside / n)})", where])
+                     percent(rr.typical), f"{rr.inside} ({percent(rr.inside / n)})", answers, where])
     once = [runner_name(ds, label) for label in sorted(ds.runners) if label not in {rr.runner for rr in runners}]
     lead = element("p", "The table compares each speedup of those scenarios in the two runs: how many agree within "
                         "±10%, how much they typically moved, and how often the second run's value fell inside the "
                         "first run's interval (a 95% interval that took in everything that varies would do so about "
-                        "19 times in 20)."
+                        "19 times in 20). Then what a reader acts on: each run's finding by the rule above (faster, "
+                        "slower, the same or unclear), and, of the clear ones, how many the other run gave too."
                         + (f" Not in the table, because they measured each scenario once with the code of their "
                            f"results: {'; '.join(once)}." if once else ""))
     return Markup(lead + table(["runner", "speedups measured twice", "within ±10% of the first run",
-                                "typical change", "second run inside the first run's interval", "largest change"],
-                               rows)
+                                "typical change", "second run inside the first run's interval",
+                                "clear findings the other run repeated", "largest change"], rows)
                   + provenance(ctx, [x for rr in runners for p in rr.pairs for x in (p.earlier, p.later)]))
 
 
