@@ -139,8 +139,14 @@ def alone_brief(r: RunnerAnswer) -> str:
 def leading(r: RunnerAnswer) -> str:
     """A runner's answer to one claim without the claim's words: its leading count
     (:func:`alone_brief`), or, where it depends on the case, on which ("depends on the case:
-    faster for MLP (1.25×–1.45×); slower for MobileNetV3Small, …")."""
-    return f"{r.finding}: {r.rest}" if r.finding == Finding.DEPENDS and r.rest else alone_brief(r)
+    faster for MLP (1.25×–1.45×); slower for MobileNetV3Small, …"), its scenarios that
+    could not tell only counted ("unclear in 2"): which they are is in the tooltip and the
+    claims table, and naming them pushed the xla_jit answer past a phone's first screen."""
+    if r.finding != Finding.DEPENDS or not r.rest:
+        return alone_brief(r)
+    parts = [p for p in r.rest.split("; ") if not p.startswith(str(Finding.UNCLEAR))]
+    unclear = r.summary.count(Finding.UNCLEAR)
+    return f"{r.finding}: " + "; ".join([*parts, *([f"unclear in {unclear}"] if unclear else [])])
 
 
 def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
