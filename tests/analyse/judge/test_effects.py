@@ -17,6 +17,7 @@ from tfperf.analyse.judge.effects import (
     Verdict,
     effect,
     summarise,
+    summary_rest,
     summary_text,
     verdict,
     vocabulary,
@@ -67,6 +68,16 @@ def test_nine_slower_and_one_barely_faster_is_slower_with_the_exception_named() 
     s = summarise(points)
     assert s.finding is Finding.SLOWER
     assert summary_text(s) == "slower in 9 of 10 scenarios (0.2×–0.95×); faster in 1: mlp, batch 1 (1.06×)"
+
+
+def test_depends_can_count_its_unclear_scenarios_instead_of_naming_them() -> None:
+    fast = [pt(Finding.FASTER, 1.3, batch=64, model=m) for m in ("a", "b", "c")]
+    slow = [pt(Finding.SLOWER, 0.7, batch=1, model=m) for m in ("a", "b", "c")]
+    unclear = [pt(Finding.UNCLEAR, 0.98, batch=8, model=m) for m in ("a", "b")]
+    s = summarise([*fast, *slow, *unclear])
+    assert s.finding is Finding.DEPENDS
+    assert "unclear for batch 8" in summary_rest(s)
+    assert summary_rest(s, name_unclear=False) == "faster for batch 64 (1.3×); slower for batch 1 (0.7×); unclear in 2"
 
 
 def test_depends_only_when_both_sides_are_substantial_in_count_and_size() -> None:

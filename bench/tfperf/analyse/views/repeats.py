@@ -42,7 +42,7 @@ class RunPair:
     after: Ratio
     baseline: Measurement          # what the later run's speedup is over (the scenario's baseline)
     earlier_baseline: Measurement  # what the earlier run's speedup is over
-    findings: tuple[Finding, Finding] = (Finding.NO_DATA, Finding.NO_DATA)   # each run's, by the guide's rule
+    findings: tuple[Finding, Finding]   # what each run found, by the guide's rule
 
     @property
     def change(self) -> float:

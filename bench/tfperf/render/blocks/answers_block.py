@@ -142,11 +142,7 @@ def leading(r: RunnerAnswer) -> str:
     faster for MLP (1.25×–1.45×); slower for MobileNetV3Small, …"), its scenarios that
     could not tell only counted ("unclear in 2"): which they are is in the tooltip and the
     claims table, and naming them pushed the xla_jit answer past a phone's first screen."""
-    if r.finding != Finding.DEPENDS or not r.rest:
-        return alone_brief(r)
-    parts = [p for p in r.rest.split("; ") if not p.startswith(str(Finding.UNCLEAR))]
-    unclear = r.summary.count(Finding.UNCLEAR)
-    return f"{r.finding}: " + "; ".join([*parts, *([f"unclear in {unclear}"] if unclear else [])])
+    return f"{r.finding}: {r.sides}" if r.finding == Finding.DEPENDS and r.sides else alone_brief(r)
 
 
 def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
