@@ -30,6 +30,16 @@ def _shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+def _scale(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--budget-scale expects a number, e.g. 2, not {text!r}") from None
+    if not 0.1 <= x <= 10:
+        raise argparse.ArgumentTypeError(f"--budget-scale {text}: must be between 0.1 and 10")
+    return x
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ..measure import venvs
     from ..measure.supervise.orchestrate import run
@@ -38,7 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = run_options(args)
     options.force, options.retry_failed, options.shard = args.force, args.retry_failed, args.shard
     options.description, options.contributed_by = args.runner_description, args.contributor
-    options.max_workers = args.max_workers
+    options.max_workers, options.budget_scale = args.max_workers, args.budget_scale
     if venv is not None:
         options.python, options.package_path = str(venv.python), venv.site_packages
     report = run(options)
@@ -104,6 +114,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--max-workers", type=int, default=None, metavar="N",
                    help="live worker processes at once, one per settings group of a scenario "
                         "(default: as many as fit in 60%% of memory at 1 GB each)")
+    p.add_argument("--budget-scale", type=_scale, default=1.0, metavar="X",
+                   help="give every case X times its profile's time budget (budget_s), for a runner whose rounds "
+                        "are noisier than the budgets were set for; the results record the budget they had "
+                        "(default: 1)")
     p.set_defaults(handler=cmd_run)
 
     v = sub.add_parser("venv", help="create (or check) the venvs that `tfperf run --tf VERSION` uses, without measuring")

@@ -133,6 +133,33 @@ def test_a_rerun_skips_measured_scenarios_and_remeasures_incomplete_ones(tmp_pat
     assert any(r["case_id"] == gone["case_id"] for r in doc["results"])
 
 
+def test_a_budget_scale_gives_every_case_more_rounds_time_and_records_it_under_the_same_key(tmp_path: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    plain = plan(opts).scenarios
+    opts.budget_scale = 2.5
+    scaled = plan(opts).scenarios
+    # 5 s per slot, 5 slots (4 cases and the A/A one), then times 2.5.
+    assert [s.rule.budget_s for s in plain] == [25.0, 25.0] and [s.rule.budget_s for s in scaled] == [62.5, 62.5]
+    assert {t.payload["budget"]["budget_s"] for s in scaled for t in s.tasks} == {12.5}
+    assert {t.payload["budget"]["warmup_s"] for s in scaled for t in s.tasks} == {0.0}
+    # How long a case may take is not what it measures: the keys, and so "already measured", stay.
+    assert [t.key for s in scaled for t in s.tasks] == [t.key for s in plain for t in s.tasks]
+
+
+@pytest.mark.parametrize("text, error", [("two", "expects a number"), ("0", "between 0.1 and 10"),
+                                         ("11", "between 0.1 and 10")])
+def test_a_budget_scale_that_is_not_a_sensible_factor_is_refused_by_the_cli(
+        text: str, error: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tfperf.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--budget-scale", text])
+    assert error in capsys.readouterr().err
+
+
 def test_settled_cases_leave_the_rounds_and_the_wide_one_takes_the_rest(tmp_path: Path, log: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     snippets = tmp_path / "snippets"
