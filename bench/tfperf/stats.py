@@ -216,6 +216,7 @@ class Budget:
     warmup_s: float
     min_sample_s: float
     processes: int = 1          # worker processes per settings group in a scenario (see paired_ratio)
+    scale: float = 1.0          # budget_s is the profile's times this (`tfperf run --budget-scale`)
 
     @property
     def stop_rule(self) -> StopRule:

@@ -328,6 +328,8 @@ class _ScenarioRequired(TypedDict):
 class Scenario(_ScenarioRequired, total=False):
     seed: str
     rounds_seconds: float
+    budget_s: float                               # seconds of rounds given before any extension
+    budget_scale: float                           # budget_s was the profile's times this; absent: 1
     workers: int
     widest_rel_ci: float | None
     aa_noise: float | None

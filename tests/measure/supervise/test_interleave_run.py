@@ -149,6 +149,19 @@ def test_a_budget_scale_gives_every_case_more_rounds_time_and_records_it_under_t
     assert [t.key for s in scaled for t in s.tasks] == [t.key for s in plain for t in s.tasks]
 
 
+def test_a_scenario_record_keeps_the_budget_its_rounds_had_and_the_scale(tmp_path: Path, log: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y"])
+    budgets = {}
+    for scale in (1.0, 2.0):
+        opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / f"data{scale}", snippets_dir=snippets,
+                          progress=False, python=_python(tmp_path), budget_scale=scale)
+        doc = store.load(run(opts).path)     # written through the schema
+        budgets[scale] = [(s["budget_s"], s.get("budget_scale")) for s in doc["scenarios"]]
+    assert budgets[1.0] == [(25.0, None)] * 2
+    assert budgets[2.0] == [(50.0, 2.0)] * 2
+
+
 @pytest.mark.parametrize("text, error", [("two", "expects a number"), ("0", "between 0.1 and 10"),
                                          ("11", "between 0.1 and 10")])
 def test_a_budget_scale_that_is_not_a_sensible_factor_is_refused_by_the_cli(

@@ -337,11 +337,12 @@ def scaled_budget(case: Case, scale: float) -> Case:
     of it). For a runner whose rounds are noisier than the one the budgets were set on: on
     an AMD EPYC (Zen 4) the A/A pairs' intervals were 1.5x as wide as on the Xeon at the
     same number of rounds (2.9% against 1.9%), so the same budget left the published
-    intervals wider (3.8% against 2.6%). The results record the budget they had; a budget
-    is not part of a result's key, as it changes how precisely, not what, is measured."""
+    intervals wider (3.8% against 2.6%). Each scenario record keeps its rounds' budget and
+    the scale; a budget is not part of a result's key, as it changes how precisely, not
+    what, is measured."""
     if scale == 1.0:
         return case
-    return replace(case, budget=replace(case.budget, budget_s=case.budget.budget_s * scale))
+    return replace(case, budget=replace(case.budget, budget_s=case.budget.budget_s * scale, scale=scale))
 
 
 def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...],

@@ -203,10 +203,11 @@ def breakdown_record(task: Task, env: str | None, breakdown: BreakdownResult) ->
 def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], rounds: Rounds,
                     stopped_by: ScenarioStoppedBy, *,
                     seed: str, arrival: Arrival, workers: int, tighten: Sequence[tuple[str, str]],
-                    seconds: float, seconds_rounds: float, before: Snapshot, after: Snapshot,
-                    others: float | None) -> ScenarioRecord:
+                    seconds: float, seconds_rounds: float, budget_s: float, budget_scale: float,
+                    before: Snapshot, after: Snapshot, others: float | None) -> ScenarioRecord:
     """The scenario record: its cases and baseline, how many rounds and why they stopped, how
-    long it took, its widest relative interval (``Rounds.widest``: the speedups over the
+    long it took and the seconds of rounds it was given before any extension (``budget_s``; with
+    ``budget_scale`` when that was the profile's times a scale), its widest relative interval (``Rounds.widest``: the speedups over the
     baseline, the A/A noise floor and the pairs in ``tighten``) and its A/A noise, and the
     machine before and after, with ``others``, the share of its cores that other processes
     kept busy (``loaded`` above ``OTHERS_LIMIT``)."""
@@ -215,13 +216,15 @@ def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], roun
         "id": interleave, "topic": c.topic, "params": c.params, "runner": baseline.key["runner"],
         "baseline": c.case_id, "cases": [t.case.case_id for t in tasks],
         "rounds": rounds.count, "stopped_by": stopped_by, "seed": seed,
-        "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3),
+        "seconds": round(seconds, 3), "rounds_seconds": round(seconds_rounds, 3), "budget_s": round(budget_s, 3),
         "workers": workers, "widest_rel_ci": _finite(rounds.widest(tighten)),
         "aa_noise": rounds.aa_noise(), "before": public(before), "after": public(after),
         "others_share": others, "loaded": others is not None and others > OTHERS_LIMIT,
         "time": envinfo.now_iso()}
     if arrival.per_request:
         scenario["arrival"] = arrival.id
+    if budget_scale != 1.0:
+        scenario["budget_scale"] = budget_scale
     return scenario
 
 

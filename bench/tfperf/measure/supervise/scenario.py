@@ -509,7 +509,7 @@ class ScenarioRun:
         scenario = records.scenario_record(
             self.id, self.baseline, self.tasks, rounds, stopped_by, seed=self.seed, arrival=self.arrival,
             workers=len(self.keys), tighten=self.rule.tighten, seconds=seconds, seconds_rounds=seconds_rounds,
-            before=before, after=after, others=others)
+            budget_s=self.rule.budget_s, budget_scale=self.baseline.case.budget.scale, before=before, after=after, others=others)
         if scenario["loaded"]:
             c = self.baseline.case
             self.log(f"\nwarning: {c.topic}/{c.scenario_id} was measured while other processes kept "
