@@ -228,6 +228,14 @@ def processes(doc: dict[str, Any]) -> str:
             + ", ".join(f"{k} in {n} scenario{'s' if n != 1 else ''}" for k, n in sorted(counts.items())))
 
 
+def budgets(doc: dict[str, Any]) -> str:
+    """How much time the scenarios were given: the profile's budget times their records'
+    ``budget_scale`` (absent: 1, `tfperf run --budget-scale`)."""
+    counts = Counter(float(s.get("budget_scale", 1)) for s in doc["scenarios"])
+    return ("time budget: " + ", ".join(f"{k:g}x the profile's in {n} scenario{'s' if n != 1 else ''}"
+                                        for k, n in sorted(counts.items())))
+
+
 CLEAR = {Finding.FASTER, Finding.SLOWER, Finding.SAME}
 
 
@@ -342,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     lines, good = must_agree(ds)
     ok &= good
     print("\n".join(lines))
-    print("\n".join(hygiene(doc["scenarios"]) + [processes(doc)] + settling(doc)))
+    print("\n".join(hygiene(doc["scenarios"]) + [processes(doc), budgets(doc)] + settling(doc)))
     lines, good = arrival_patterns(doc)
     ok &= good
     print("\n".join(lines))

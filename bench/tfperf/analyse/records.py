@@ -27,6 +27,7 @@ either. Plain strings; the renderer escapes them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -268,6 +269,15 @@ class Runner:
     contributed_by: str | None = None
     sources: list[Source] = field(default_factory=list)
     environments: dict[str, Environment] = field(default_factory=dict)
+    # Interleave (scenario) id -> the multiple of its profile's time budget it was given
+    # (`tfperf run --budget-scale`), for the scenarios that had one other than 1.
+    budget_scales: dict[str, float] = field(default_factory=dict)
+
+    def scaled_scenarios(self, interleaves: Iterable[str]) -> tuple[int, Counter[float]]:
+        """Of ``interleaves`` (the scenarios a page publishes for this runner): how many there
+        are, and how many of them had each budget scale other than 1."""
+        ids = set(interleaves)
+        return len(ids), Counter(self.budget_scales[i] for i in ids if i in self.budget_scales)
 
     def latest_environment(self) -> Environment | None:
         """The environment of the newest TensorFlow release measured, the latest of those (a
@@ -349,6 +359,9 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
                                time=str(a.get("time", "")), interleave=a.get("interleave"),
                                rounds=len(a.get("rounds") or []), arrival=a.get("arrival") or BACK_TO_BACK.id,
                                p99_noise=float(a["p99"]["rel_noise"]) if a.get("p99") else None))
+        for s in doc.get("scenarios") or []:
+            if s.get("budget_scale", 1) != 1:
+                runner.budget_scales[str(s.get("id"))] = float(s["budget_scale"])
         for b in doc.get("breakdowns") or []:
             breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
     return measurements, noise, runners, breakdowns

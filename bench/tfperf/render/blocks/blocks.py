@@ -538,6 +538,8 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["oneDNN", _ONEDNN.get(env.get("onednn"), "–")],
             ["threads (intra / inter)", f"{threads.get('intra_op') or 'default'} / {threads.get('inter_op') or 'default'}"],
             ["noise floor (max A/A)", percent(max(noise)) if noise else "no A/A pair stored"],
+            ["time per scenario", _budget_text(ctx, *r.scaled_scenarios(
+                m.interleave_id for m in ds.by_version if m.runner == label and m.interleave_id))],
             ["software versions measured", ", ".join(sorted({m.version for m in ds.measurements if m.runner == label},
                                                             key=release_key))],
             ["results files", join([link(ctx.prefix + DATA_URL + s.rel, s.rel) for s in r.sources], ", ")],
@@ -545,6 +547,17 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
         title = f"{hardware_name(r, label)} ({label})"
         out.append(Markup(f'<h3 id="runner-{h(label)}">{h(title)}</h3>' + table([hidden("what"), hidden("value")], rows, "tfperf-table tfperf-kv")))
     return Markup(_maybe_one_cpu_note(ctx) + "".join(out))
+
+
+def _budget_text(ctx: Context, total: int, scaled: Mapping[float, int]) -> Markup:
+    """How much time a runner's ``total`` published scenarios had: the profile's budget, or
+    a multiple of it in ``scaled`` of them (scale -> scenarios; ``tfperf run --budget-scale``)."""
+    if not scaled:
+        return Markup("the usual time")
+    parts = [f"{scale:g}&times; the usual time in {n} of its {total} scenarios" for scale, n in sorted(scaled.items())]
+    rest = total - sum(scaled.values())
+    return Markup(join([Markup(p) for p in parts], "; ") + (f"; the usual time in the other {rest}" if rest else "")
+                  + " (" + link(f"{ctx.prefix}how-we-measure/#time-per-scenario", "why") + ")")
 
 
 def _maybe_one_cpu_note(ctx: Context) -> str:
