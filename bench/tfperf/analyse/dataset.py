@@ -131,6 +131,13 @@ class Dataset:
         included: what the verdicts per release are judged on."""
         return per_version(self.measurements)
 
+    @_once_per_dataset
+    def shown_scenarios(self, runner: str) -> frozenset[str]:
+        """The interleave ids of ``runner``'s scenarios the pages show: its results per
+        release, back to back, and its newest results of the arrival patterns."""
+        shown = [*self.by_version, *per_version(self.arrivals)]
+        return frozenset(m.interleave_id for m in shown if m.runner == runner and m.interleave_id)
+
     def topic_names(self) -> list[str]:
         return sorted(set(self.topics) | {m.topic for m in self.measurements})
 

@@ -538,8 +538,7 @@ def block_runners(d: Directive, ctx: Context) -> Markup:
             ["oneDNN", _ONEDNN.get(env.get("onednn"), "–")],
             ["threads (intra / inter)", f"{threads.get('intra_op') or 'default'} / {threads.get('inter_op') or 'default'}"],
             ["noise floor (max A/A)", percent(max(noise)) if noise else "no A/A pair stored"],
-            ["time per scenario", _budget_text(ctx, *r.scaled_scenarios(
-                m.interleave_id for m in ds.by_version if m.runner == label and m.interleave_id))],
+            ["time per scenario", _budget_text(ctx, *r.scaled_scenarios(ds.shown_scenarios(label)))],
             ["software versions measured", ", ".join(sorted({m.version for m in ds.measurements if m.runner == label},
                                                             key=release_key))],
             ["results files", join([link(ctx.prefix + DATA_URL + s.rel, s.rel) for s in r.sources], ", ")],
