@@ -206,9 +206,9 @@ def scenario_record(interleave: str, baseline: Task, tasks: Sequence[Task], roun
                     seconds: float, seconds_rounds: float, budget_s: float, budget_scale: float,
                     before: Snapshot, after: Snapshot, others: float | None) -> ScenarioRecord:
     """The scenario record: its cases and baseline, how many rounds and why they stopped, how
-    long it took and the seconds of rounds it was given before any extension (``budget_s``; with
-    ``budget_scale`` when that was the profile's times a scale), its widest relative interval (``Rounds.widest``: the speedups over the
-    baseline, the A/A noise floor and the pairs in ``tighten``) and its A/A noise, and the
+    long it took and the seconds of rounds it was given before any extension (``budget_s``,
+    with ``budget_scale`` when not 1), its widest relative interval (``Rounds.widest``: the
+    speedups over the baseline, the A/A noise floor and the pairs in ``tighten``) and its A/A noise, and the
     machine before and after, with ``others``, the share of its cores that other processes
     kept busy (``loaded`` above ``OTHERS_LIMIT``)."""
     c = baseline.case
