@@ -191,6 +191,6 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
                     # one claim: its sentence; several: each one's brief finding (the rest in its tooltip)
                     # (one claim on many runners: each one's brief finding too)
                     said = (r.brief if len(qa.claims) > 1 else c.sentence(r) if len(c.runners) < BRIEF_FROM
-                            else leading(r))
+                            else leading(r, len(c.runners)))
                     assert said in shown, (topic, said, shown)
         browser.close()

@@ -80,6 +80,19 @@ def test_depends_can_count_its_unclear_scenarios_instead_of_naming_them() -> Non
     assert summary_rest(s, name_unclear=False) == "faster for batch 64 (1.3×); slower for batch 1 (0.7×); unclear in 2"
 
 
+def test_depends_can_count_a_side_it_would_list_scenario_by_scenario() -> None:
+    fast = [pt(Finding.FASTER, x, batch=b, model=m) for x, (m, b) in zip(
+        (1.3, 1.2, 1.25), [("mlp", 64), ("mlp", 8), ("a", 64)])]
+    slow = [pt(Finding.SLOWER, x, batch=b, model=m) for x, (m, b) in zip(
+        (0.4, 0.3, 0.5), [("mlp", 1), ("a", 8), ("a", 1)])]
+    s = summarise([*fast, *slow, pt(Finding.UNCLEAR, 0.98, batch=1, model="b")])
+    assert s.finding is Finding.DEPENDS
+    listed = summary_rest(s, name_unclear=False)
+    assert "slower in 3: " in listed
+    counted = summary_rest(s, name_unclear=False, name_listed=False)
+    assert counted == "faster in 3; slower in 3; unclear in 1", counted
+
+
 def test_depends_only_when_both_sides_are_substantial_in_count_and_size() -> None:
     fast = [pt(Finding.FASTER, 1.3, batch=64, model=m) for m in ("a", "b", "c")]
     slow = [pt(Finding.SLOWER, 0.7, batch=1, model=m) for m in ("a", "b", "c")]

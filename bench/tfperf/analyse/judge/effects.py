@@ -296,14 +296,17 @@ def summary_text(s: Summary, order: Mapping[str, Sequence[object]] | None = None
 
 
 def summary_rest(s: Summary, order: Mapping[str, Sequence[object]] | None = None, unit: str = "scenario",
-                 label: Label = plain, total: int | None = None, name_unclear: bool = True) -> str:
+                 label: Label = plain, total: int | None = None, name_unclear: bool = True,
+                 name_listed: bool = True) -> str:
     """:func:`summary_text` without its leading finding: "in 9 of 10 scenarios
     (0.20×–0.95×); faster in 1: mlp, batch 1 (1.06×)", or for "depends on the case" the
     sides: "faster for batch 64 (1.3×–2×); slower for batch 1 (0.6×–0.8×)". ``total``:
     the scenarios counted, those without a result included (a failure, a wrong output), so
     that one good scenario of two reads "in 1 of 2", not "in the one scenario measured".
     ``name_unclear=False``: the scenarios of "depends on the case" that could not tell are
-    counted ("unclear in 2"), not named (a phone's first screen)."""
+    counted ("unclear in 2"), not named (a phone's first screen). ``name_listed=False``: a
+    side that no shared setting describes is counted too ("slower in 5"), not listed scenario
+    by scenario; a side "for MLP (1.1×–1.2×)" keeps its words and range."""
     if s.finding == Finding.NO_DATA:
         return ""
     kinds = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR)
@@ -317,7 +320,7 @@ def summary_rest(s: Summary, order: Mapping[str, Sequence[object]] | None = None
                 rest = [p for p in s.points if p.finding != f]
                 where = where_text(side, rest, order, label)
                 parts.append(f"{f} {where}{_range_of(side)}" if where.startswith("for ")
-                             else f"{f} in {len(side)}: {where}")
+                             else f"{f} in {len(side)}: {where}" if name_listed else f"{f} in {len(side)}")
         return "; ".join(parts)
     lead = s.finding
     n = max(s.n, total or 0)

@@ -157,6 +157,7 @@ class RunnerAnswer:
     brief: str                    # without the exceptions' names ("faster in 3 of 4 scenarios (...); unclear in 1")
     verdict: Verdict | None       # None: a comparison no source made
     sides: str = ""               # ``rest`` with the scenarios that could not tell counted, not named ("...; unclear in 2")
+    counted: str = ""             # ``sides`` with the listed scenarios counted too ("faster for MLP (…); slower in 5")
 
     @property
     def finding(self) -> Finding:
@@ -235,14 +236,15 @@ def claim_answer(ds: Dataset, topic: str, claim_id: str, arrival: str | None = N
         cand, base = ((info.display_name(str(claim.get(side))) if info else str(claim.get(side)))
                       for side in ("candidate", "baseline"))
     same_cores = _same_cores(ds)
-    def rest(r: str, s: Summary, name_unclear: bool = True) -> str:
-        return (summary_rest(s, order, label=cr.label, total=len(cr.mine(r)), name_unclear=name_unclear)
+    def rest(r: str, s: Summary, name_unclear: bool = True, name_listed: bool = True) -> str:
+        return (summary_rest(s, order, label=cr.label, total=len(cr.mine(r)), name_unclear=name_unclear,
+                             name_listed=name_listed)
                 + cr.summary_extra(r)).removeprefix("; ")
 
     runners = tuple(RunnerAnswer(r, hw, short_name(hw, same_cores), _releases(cr, r), s,
                                  cr.summary_text(r, order), rest(r, s),
                                  brief_text(s, total=len(cr.mine(r))) if s.n else cr.summary_text(r, order), cr.verdict(r),
-                                 rest(r, s, name_unclear=False))
+                                 rest(r, s, name_unclear=False), rest(r, s, name_unclear=False, name_listed=False))
                     for r in cr.runners for s in (cr.summary(r),)       # a runner whose results failed says so
                     for hw in (hardware_name(ds.runners.get(r), r),))
     where: Mapping[str, object] = {k: v for k, v in (claim.get("where") or {}).items()

@@ -80,7 +80,7 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
         c = qa.claims[0]
         scope = f"brief {qa.arrival}" if qa.arrival else "brief"
         lines = [join([f"On the {r.short}: ",
-                       element("span", stated(leading(r), topic, c.claim_id, r.runner, r.releases, r.finding,
+                       element("span", stated(leading(r, len(c.runners)), topic, c.claim_id, r.runner, r.releases, r.finding,
                                               scope=scope), title=c.sentence(r)), "."])
                  for r in c.runners]
         return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
@@ -128,6 +128,12 @@ EVERY_FROM = 4
 # machines"), their names in the tooltip: with a fifth runner the XLA answer ran 89 px, and
 # the serving answer's seven claims several hundred, past a phone's first screen.
 BRIEF_FROM = 5
+# From this many runners on, a question with one claim counts the cases of a runner whose
+# finding depends on the case where no shared setting names them ("depends on the case:
+# faster for MLP (1.13×–1.21×); slower in 5; unclear in 2") instead of listing them
+# (:func:`leading`); the list stays in the tooltip and the claims table: with a sixth runner
+# the XLA answer ran 12 px past a phone's first screen.
+COUNT_FROM = 6
 
 
 def alone_brief(r: RunnerAnswer) -> str:
@@ -136,12 +142,16 @@ def alone_brief(r: RunnerAnswer) -> str:
     return str(r.finding) if r.finding == Finding.DEPENDS else r.brief.split("; ")[0]
 
 
-def leading(r: RunnerAnswer) -> str:
+def leading(r: RunnerAnswer, runners: int = 1) -> str:
     """A runner's answer to one claim without the claim's words: its leading count
     (:func:`alone_brief`), or, where it depends on the case, on which ("depends on the case:
     faster for MLP (1.25×–1.45×); slower for MobileNetV3Small, …"), its scenarios that
     could not tell only counted ("unclear in 2"): which they are is in the tooltip and the
-    claims table, and naming them pushed the xla_jit answer past a phone's first screen."""
+    claims table, and naming them pushed the xla_jit answer past a phone's first screen.
+    Among ``runners`` >= :data:`COUNT_FROM` machines, the scenarios listed one by one are
+    counted too (the runner's ``counted``: "faster for MLP (…); slower in 5")."""
+    if r.finding == Finding.DEPENDS and runners >= COUNT_FROM and r.counted:
+        return f"{r.finding}: {r.counted}"
     return f"{r.finding}: {r.sides}" if r.finding == Finding.DEPENDS and r.sides else alone_brief(r)
 
 
