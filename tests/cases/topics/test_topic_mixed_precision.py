@@ -24,7 +24,7 @@ from tfperf.cases.topic import load_topic
 from tfperf.render.blocks.blocks import Context, render_block
 from tfperf.render.page.context import DirectiveError, parse_block
 from tfperf.render.page.embed import SvgCache
-from tfperf.store.record_types import env_id
+from tfperf.store.record_types import env_id, key_hash
 
 ROOT = Path(__file__).resolve().parents[3]
 YAML = ROOT / "snippets" / "mixed_precision.yaml"
@@ -231,6 +231,44 @@ def test_the_accuracy_answer_quotes_the_largest_difference_from_the_results(ds, 
     assert "by at most 0.41 " in bad.accuracy[0] and "outside the bound (wrong outputs: never recommended)" in bad.accuracy[0]
     # The other questions do not ask about accuracy.
     assert all(not q.accuracy for q in question_answers(ds, T) if q.id != "bfloat16")
+
+
+def _runners(tmp_path: Path, machines: dict[str, tuple[str, float]]) -> Any:
+    """The frozen run published as several runners: label -> (its CPU's name, a factor on
+    every output difference), ids and hashes made again for the new labels."""
+    root = tmp_path / "results"
+    root.mkdir()
+    text = (FIX / "results" / RUNNER / "quick.json").read_text(encoding="utf-8")
+    for label, (cpu, factor) in machines.items():
+        doc = json.loads(text.replace(RUNNER, label))
+        new_ids = {}
+        for old_id, env in list(doc["environments"].items()):
+            env["cpu_model"] = cpu
+            new_ids[old_id] = env_id(env)
+        doc["environments"] = {new_ids[k]: v for k, v in doc["environments"].items()}
+        for r in [*doc["results"], *doc.get("noise", [])]:
+            r["env_id"] = new_ids[r["env_id"]]
+            if "key" in r:
+                r["key_hash"] = key_hash(r["key"])
+            if (r.get("output") or {}).get("max_abs_diff") is not None:
+                r["output"]["max_abs_diff"] *= factor
+        (root / label).mkdir()
+        (root / label / "quick.json").write_text(json.dumps(doc), encoding="utf-8")
+    return analyse(root, FIX / "snippets")
+
+
+def test_machines_with_the_same_accuracy_share_one_sentence(tmp_path: Path) -> None:
+    """Five machines repeating one sentence five times pushed the bfloat16 answer past a
+    phone's first screen: machines whose outputs differ by the same are named together, a
+    machine that differs by more has its own sentence."""
+    from tfperf.analyse.views.answers import question_answers
+    ds = _runners(tmp_path, {"a-epyc": ("AMD EPYC", 1.0), "b-xeon": ("Intel(R) Xeon(R) Processor", 1.0),
+                             "c-epyc": ("AMD EPYC 9B14", 2.0)})
+    assert set(ds.runners) == {"a-epyc", "b-xeon", "c-epyc"}, ds.errors
+    qa = next(q for q in question_answers(ds, T) if q.id == "bfloat16")
+    shared, alone = qa.accuracy
+    assert shared.startswith("On the EPYC (AVX2) and Xeon (AVX2): mixed_bfloat16's output differs from float32's by at most 0.021 ")
+    assert alone.startswith("On the EPYC 9B14 (AVX2): mixed_bfloat16's output differs from float32's by at most 0.042 ")
 
 
 def _where_of(ds: Any, ms: list[Any], largest: float) -> str:

@@ -552,7 +552,8 @@ def accuracy_sentences(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...],
     runner, the largest difference of the claims' candidates' outputs from the reference's
     over the scenarios that answer it, and where it is: "On the EPYC (AVX2): mixed_bfloat16's
     output differs from float32's by at most 0.021 (mlp, batch 64, inference); all 9 results
-    within the bound" (the runner named where there are several). Claims between settings
+    within the bound" (the runners named where there are several; runners whose sentence is
+    the same share it: "On the EPYC Zen 4 and EPYC Zen 5: ..."). Claims between settings
     are left out (their candidate is the same variant)."""
     info = ds.topics.get(topic)
     if info is None:
@@ -560,7 +561,7 @@ def accuracy_sentences(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...],
     order = list(info.param_values)
     reference = ds.label(topic, info.reference)
     several = len({r.runner for c in claims for r in c.runners}) > 1
-    out: list[str] = []
+    said: dict[str, list[str]] = {}                 # a sentence -> the runners that give it, in order
     for runner in sorted({r.runner for c in claims for r in c.runners}):
         short = next(r.short for c in claims for r in c.runners if r.runner == runner)
         by_candidate: dict[str, list[Measurement]] = {}
@@ -581,13 +582,12 @@ def accuracy_sentences(ds: Dataset, topic: str, claims: tuple[ClaimAnswer, ...],
             worst = max(checked, key=lambda m: m.max_abs_diff or 0.0)
             where = ", ".join(info.value_label(k, worst.params[k]) for k in order if k in worst.params)
             outside = sum(1 for m in ms if m.within_tolerance is False)
-            head = f"On the {short}: " if several else ""
             held = (f"all {len(ms)} results within the bound" if not outside and len(ms) > 1 else
                     "within the bound" if not outside else
                     f"{outside} of {len(ms)} outside the bound (wrong outputs: never recommended)")
-            out.append(f"{head}{info.display_name(name)}'s output differs from {reference}'s by at most "
-                       f"{worst.max_abs_diff:.2g} ({where}); {held}")
-    return tuple(out)
+            said.setdefault(f"{info.display_name(name)}'s output differs from {reference}'s by at most "
+                            f"{worst.max_abs_diff:.2g} ({where}); {held}", []).append(short)
+    return tuple(f"On the {listing(shorts)}: {text}" if several else text for text, shorts in said.items())
 
 
 # -- the home page's tables --------------------------------------------------------------------
