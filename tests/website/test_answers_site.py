@@ -5,8 +5,9 @@
   the same finding with the same figures;
 * every finding or verdict badge shows a word of the one vocabulary, and the old words
   are gone;
-* (browser) the five questions readers asked are answered on the first screen of their
-  page at 400 px, in the words ``tfperf answers`` prints.
+* (browser) the five questions readers asked, and the first question of every topic added
+  since, are answered on the first screen of their page at 400 px, in the words
+  ``tfperf answers`` prints, in the form the answer's length chose.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ FIGURE = re.compile(r"\d+(?:\.\d+)?×")
 SHARE = re.compile(r"in (?:all )?(\d+|both)(?: of (\d+))?")
 OLD_WORDS = ("refuted", "inconclusive", "holds where clear", "refuted where clear")
 
-# The questions the answers issue names, and the topic page whose first screen answers each.
+# The questions the answers issue names, and the topic page whose first screen answers each;
+# then the first question of the topics added since (every topic page answers its first on
+# its first screen).
 QUESTIONS = {
     "predict_vs_call": "what should I use instead, and does compile() matter?",
     "xla_jit": "Should I turn on XLA",
     "cpu_threads": "Do OMP_NUM_THREADS, intra-op threads or TF_ENABLE_ONEDNN_OPTS make CPU inference faster?",
     "serving_formats": "Is it worth freezing, SavedModel, TFLite or ONNX Runtime for CPU serving",
     "train_step": "Is TF2 slower than TF1 for training, and what should I do?",
+    "mixed_precision": "Does mixed_bfloat16 make inference or training faster on this CPU",
+    "input_pipeline": "Which tf.data options make my training input-bound pipeline faster on a CPU",
 }
 
 
@@ -138,17 +143,17 @@ def test_every_badge_says_a_word_of_the_vocabulary_and_no_old_word_remains(site:
 
 
 @pytest.mark.browser
-def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Path) -> None:
+def test_each_topics_first_question_is_answered_on_the_first_screen_at_400_px(site: Path) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
     from playwright.sync_api import sync_playwright
 
     from tfperf.analyse import analyse, question_answers
     from tfperf.render.blocks.answers_block import (
-        BRIEF_FROM,
-        EVERY_FROM,
-        GROUP_FROM,
+        OneClaim,
+        SeveralClaims,
         alone_brief,
+        answer_form,
         counted_text,
         leading,
     )
@@ -168,19 +173,21 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
             assert ask in shown
             if qa.lead:
                 assert qa.lead_text() in shown, (topic, qa.lead_text(), shown)
+            # the form the page chose for the answer's length (:mod:`tfperf.render.blocks.first_screen`)
+            form = answer_form(qa, topic)[0]
             for c in qa.claims:
-                if len(qa.claims) > 1 and len(c.runners) >= BRIEF_FROM:
+                if len(qa.claims) > 1 and len(c.runners) > 1 and form >= SeveralClaims.COUNTED:
                     # many machines: each finding once, with how many machines give it
                     for finding, runners, figures, others in c.by_machines():
                         said = counted_text(finding, len(runners), len(c.runners), figures, others)
                         assert said in shown, (topic, said, shown)
                     continue
-                if len(qa.claims) > 1 and len(c.runners) >= GROUP_FROM:
-                    # several claims on many runners: each finding once, with the runners that share it
+                if len(qa.claims) > 1 and len(c.runners) > 1 and form >= SeveralClaims.NAMED:
+                    # each finding once, with the runners that share it
                     for finding, runners, figures in c.by_finding():
                         if len(runners) == 1:
                             said = f"{alone_brief(runners[0])} on {runners[0].short}"
-                        elif len(runners) == len(c.runners) >= EVERY_FROM:
+                        elif len(runners) == len(c.runners) and form >= SeveralClaims.EVERY:
                             said = f"{finding}{f' ({figures})' if figures else ''} on all {len(runners)} machines"
                         else:
                             names = ", ".join(r.short for r in runners[:-1]) + f" and {runners[-1].short}"
@@ -188,9 +195,9 @@ def test_the_five_questions_are_answered_on_the_first_screen_at_400_px(site: Pat
                         assert said in shown, (topic, said, shown)
                     continue
                 for r in c.runners:
-                    # one claim: its sentence; several: each one's brief finding (the rest in its tooltip)
-                    # (one claim on many runners: each one's brief finding too)
-                    said = (r.brief if len(qa.claims) > 1 else c.sentence(r) if len(c.runners) < BRIEF_FROM
-                            else leading(r, len(c.runners)))
+                    # one claim: its sentence, or its leading finding (the sentence in its tooltip);
+                    # several: each one's brief finding (the rest in its tooltip)
+                    said = (r.brief if len(qa.claims) > 1 else c.sentence(r) if form == OneClaim.SENTENCES
+                            else leading(r, counted=form >= OneClaim.COUNTED))
                     assert said in shown, (topic, said, shown)
         browser.close()

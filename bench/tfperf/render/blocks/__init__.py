@@ -6,6 +6,8 @@ HTML from an analysed ``Dataset``. They import ``page``; ``site`` imports them.
   runners, data files, load errors, failed results);
 * ``answers_block``  – what a page answers first: the reader's questions answered, and the
   "Do this" box with what changed since the source;
+* ``first_screen``   – how much of an answer a phone's first screen holds, and which of
+  its forms to show;
 * ``topic_blocks``   – block kinds only some topics need (settings, metrics, break-even,
   ten-run mean, outputs, requests as a server sees them);
 * ``per_step_block`` – a call's fixed cost apart from its cost per step;

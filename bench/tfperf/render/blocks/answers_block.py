@@ -2,8 +2,10 @@
 :mod:`tfperf.analyse.views.advice`)::
 
     <!-- tfperf:answers TOPIC -->   the top of a topic page: each question of its YAML, the
-                                    answer's lead (Yes / No / It depends / Unclear), one
-                                    sentence per claim and runner, the hardware, the rule
+                                    answer's lead (Yes / No / It depends / Unclear), then
+                                    each claim on each runner in the most detailed form
+                                    that fits a phone's first screen (:mod:`.first_screen`),
+                                    the hardware, the rule
     <!-- tfperf:questions -->       the top of the home page: every topic's questions, each
                                     with a one-line answer linking to its page
     <!-- tfperf:vocabulary -->      the words, their symbols and the rules that decide them
@@ -28,6 +30,8 @@ other place uses::
 from __future__ import annotations
 
 import re
+from enum import IntEnum
+from functools import partial
 
 from ...analyse import (
     RULE,
@@ -53,6 +57,7 @@ from ...analyse import (
 )
 from ..page.context import Context, Directive, badge, no_results, stated
 from ..page.html import Markup, admonition, element, h, join, link, times
+from .first_screen import FIRST_SCREEN_PX, first_fitting
 
 
 def _lead(qa: QuestionAnswer) -> Markup:
@@ -69,24 +74,55 @@ def _hardware(qa: QuestionAnswer) -> str:
     return listing(list(dict.fromkeys(r.hardware for c in qa.claims for r in c.runners)))
 
 
+class OneClaim(IntEnum):
+    """The forms of a question's answer with one claim, the most detailed first
+    (:func:`answer_form` shows the first that fits a phone's first screen)."""
+
+    SENTENCES = 0   # each machine's sentence: "On the Xeon (AMX): jit_compile=True is slower than ..."
+    LEADING = 1     # each machine's leading finding, the cases where it depends named (:func:`leading`)
+    COUNTED = 2     # the same, those cases counted where no shared setting names them ("slower in 5")
+
+
+class SeveralClaims(IntEnum):
+    """The forms of a question's answer with several claims, one line per claim, the most
+    detailed first."""
+
+    PER_MACHINE = 0  # each machine's brief finding: "Xeon (AMX): faster in 3 of 4 (…); EPYC Zen 3: …"
+    NAMED = 1        # each finding once, with the machines that share it: "faster (…) on Xeon (AMX) and …"
+    EVERY = 2        # the same, "on all 4 machines" where every machine shares it
+    COUNTED = 3      # how many machines give each finding: "slower (…) on 3 of 5 machines", names in the tooltip
+
+
 def _answer(qa: QuestionAnswer, topic: str) -> Markup:
-    """One claim: the lead and its sentence on each runner. Several claims: the lead, then
-    one line per claim with every runner's finding (the first screen holds them all)."""
+    return answer_form(qa, topic)[1]
+
+
+def answer_form(qa: QuestionAnswer, topic: str, budget: float = FIRST_SCREEN_PX) -> tuple[int, Markup]:
+    """The answer in the most detailed of its forms (:class:`OneClaim`, :class:`SeveralClaims`)
+    whose section, the question and the notes under it included, fits ``budget`` on a phone
+    (:mod:`.first_screen`), and that form. A claim on one machine has one form: its sentence
+    (one claim) or its brief finding (several)."""
     if not any(c.runners for c in qa.claims):
-        return element("p", "Not measured yet.", class_="tfperf-nodata")
+        return 0, element("p", "Not measured yet.", class_="tfperf-nodata")
+    rest = join([element("p", qa.ask, class_="tfperf-q"), *_notes(qa)])     # the rest of its section
+    if len(qa.claims) == 1:
+        forms = list(OneClaim)[:1 if len(qa.claims[0].runners) == 1 else None]
+        return first_fitting((partial(_one_claim, qa, topic, f) for f in forms), rest, budget)
+    return first_fitting((partial(_several_claims, qa, topic, f) for f in SeveralClaims), rest, budget)
+
+
+def _one_claim(qa: QuestionAnswer, topic: str, form: OneClaim) -> Markup:
+    """The lead and one line per machine: its sentence, or (from :attr:`OneClaim.LEADING`) its
+    leading finding with the sentence in its tooltip."""
+    c = qa.claims[0]
     lead = _lead(qa) if qa.lead else Markup("")
-    if len(qa.claims) == 1 and len(qa.claims[0].runners) >= BRIEF_FROM:
-        # one line per runner with its leading finding (:func:`leading`), the whole sentence in its tooltip
-        c = qa.claims[0]
+    if form >= OneClaim.LEADING:
         scope = f"brief {qa.arrival}" if qa.arrival else "brief"
         lines = [join([f"On the {r.short}: ",
-                       element("span", stated(leading(r, len(c.runners)), topic, c.claim_id, r.runner, r.releases, r.finding,
-                                              scope=scope), title=c.sentence(r)), "."])
+                       element("span", stated(leading(r, counted=form >= OneClaim.COUNTED), topic, c.claim_id,
+                                              r.runner, r.releases, r.finding, scope=scope), title=c.sentence(r)), "."])
                  for r in c.runners]
-        return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
-                     element("ul", join(element("li", x) for x in lines), class_="tfperf-a-lines")])
-    if len(qa.claims) == 1:
-        c = qa.claims[0]
+    else:
         # After the lead ("Unclear."), a sentence starts a sentence: "Whether ...", not "whether ...".
         first = _sentence_start if qa.lead and len(c.runners) == 1 else str
         lines = [join([f"On the {r.short}: " if len(c.runners) > 1 else "",
@@ -95,14 +131,19 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
                  for r in c.runners]
         if len(lines) == 1:
             return element("p", join([lead, " " if qa.lead else "", lines[0]]), class_="tfperf-a")
-        return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
-                     element("ul", join(element("li", x) for x in lines), class_="tfperf-a-lines")])
+    return join([element("p", lead, class_="tfperf-a") if qa.lead else "",
+                 element("ul", join(element("li", x) for x in lines), class_="tfperf-a-lines")])
+
+
+def _several_claims(qa: QuestionAnswer, topic: str, form: SeveralClaims) -> Markup:
+    """The lead, then one line per claim with every machine's finding in ``form``."""
+    lead = _lead(qa) if qa.lead else Markup("")
     items = []
     scope = f"brief {qa.arrival}" if qa.arrival else "brief"
     for c in qa.claims:
         head = f"{qa.head(c)}: "
-        if len(c.runners) >= GROUP_FROM:
-            items.append(element("li", join([element("strong", head), _grouped(c, topic, scope), "."])))
+        if len(c.runners) > 1 and form >= SeveralClaims.NAMED:
+            items.append(element("li", join([element("strong", head), _grouped(c, topic, scope, form), "."])))
             continue
         parts = [join([f"{r.short}: " if len(c.runners) > 1 else "",
                        element("span", stated(r.brief, topic, c.claim_id, r.runner, r.releases, r.finding,
@@ -115,51 +156,30 @@ def _answer(qa: QuestionAnswer, topic: str) -> Markup:
                  element("ul", join(items), class_="tfperf-a-lines")])
 
 
-# From this many runners on, a question with several claims says each finding once with the
-# runners that share it ("faster (1.29×–11.2×) on EPYC (AVX2), EPYC (AVX-512) and Xeon (AMX)"):
-# a line per runner and claim no longer fits a phone's first screen.
-GROUP_FROM = 3
-# From this many, a finding every runner shares says "on all 4 machines" rather than four
-# names: with a fourth runner the serving answer ran 0.6 px past a phone's first screen.
-EVERY_FROM = 4
-# From this many runners on, a question with one claim gives each runner its leading finding
-# ("slower in 8 of 10 (0.197×–0.864×)") and the whole sentence in a tooltip, and a question
-# with several says how many machines share each finding ("slower (0.595×–0.837×) on 3 of 5
-# machines"), their names in the tooltip: with a fifth runner the XLA answer ran 89 px, and
-# the serving answer's seven claims several hundred, past a phone's first screen.
-BRIEF_FROM = 5
-# From this many runners on, a question with one claim counts the cases of a runner whose
-# finding depends on the case where no shared setting names them ("depends on the case:
-# faster for MLP (1.13×–1.21×); slower in 5; unclear in 2") instead of listing them
-# (:func:`leading`); the list stays in the tooltip and the claims table: with a sixth runner
-# the XLA answer ran 12 px past a phone's first screen.
-COUNT_FROM = 6
-
-
 def alone_brief(r: RunnerAnswer) -> str:
     """A runner's brief answer cut to its leading finding and count ("faster in 2 of 4
     (1.26×–1.36×)"; "depends on the case"): the first screen's share of it."""
     return str(r.finding) if r.finding == Finding.DEPENDS else r.brief.split("; ")[0]
 
 
-def leading(r: RunnerAnswer, runners: int = 1) -> str:
+def leading(r: RunnerAnswer, counted: bool = False) -> str:
     """A runner's answer to one claim without the claim's words: its leading count
     (:func:`alone_brief`), or, where it depends on the case, on which ("depends on the case:
     faster for MLP (1.25×–1.45×); slower for MobileNetV3Small, …"), its scenarios that
     could not tell only counted ("unclear in 2"): which they are is in the tooltip and the
-    claims table, and naming them pushed the xla_jit answer past a phone's first screen.
-    Among ``runners`` >= :data:`COUNT_FROM` machines, the scenarios listed one by one are
-    counted too (the runner's ``counted``: "faster for MLP (…); slower in 5")."""
-    if r.finding == Finding.DEPENDS and runners >= COUNT_FROM and r.counted:
+    claims table. ``counted``: the scenarios listed one by one are counted too (the
+    runner's ``counted``: "faster for MLP (…); slower in 5")."""
+    if r.finding == Finding.DEPENDS and counted and r.counted:
         return f"{r.finding}: {r.counted}"
     return f"{r.finding}: {r.sides}" if r.finding == Finding.DEPENDS and r.sides else alone_brief(r)
 
 
-def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
+def _grouped(c: ClaimAnswer, topic: str, scope: str, form: SeveralClaims) -> Markup:
     """A claim's finding per group of runners that share it in every case, or a runner's
     own counts where it stands alone; each runner's name is marked with its finding, and
-    its full answer (with the exceptions' names) is its tooltip."""
-    if len(c.runners) >= BRIEF_FROM:      # many machines: how many share each finding, their names in the tooltip
+    its full answer (with the exceptions' names) is its tooltip. :attr:`SeveralClaims.COUNTED`:
+    how many machines share each finding, their names in the tooltip."""
+    if form >= SeveralClaims.COUNTED:
         return join([_counted(finding, runners, figures, others, len(c.runners))
                      for finding, runners, figures, others in c.by_machines()], "; ")
     parts = []
@@ -170,7 +190,7 @@ def _grouped(c: ClaimAnswer, topic: str, scope: str) -> Markup:
             parts.append(join([alone_brief(runners[0]), " on ", names[0]]))
             continue
         names_text = join([join(names[:-1], ", "), " and ", names[-1]])
-        if len(runners) == len(c.runners) >= EVERY_FROM:     # every machine: its names in the tooltip
+        if len(runners) == len(c.runners) and form >= SeveralClaims.EVERY:     # every machine: names in the tooltip
             names_text = element("span", f"all {len(runners)} machines",
                                  title="; ".join(f"{r.short}: {r.text}" for r in runners))
         parts.append(join([str(finding), f" ({figures})" if figures else "", " on ", names_text]))
@@ -203,6 +223,18 @@ def _pattern(qa: QuestionAnswer) -> list[Markup]:
     return out
 
 
+def _notes(qa: QuestionAnswer) -> list[Markup]:
+    """What a question's section says under its answer: the per-request pattern, the
+    outputs' accuracy, the question's own note."""
+    out = _pattern(qa)
+    if qa.accuracy:
+        out.append(element("p", join([element("strong", "Accuracy: "), join((f"{a}." for a in qa.accuracy), " ")]),
+                           class_="tfperf-a-note"))
+    if qa.note:
+        out.append(element("p", qa.note, class_="tfperf-a-note"))
+    return out
+
+
 def _measured_on(qa: QuestionAnswer) -> str:
     releases = sorted({r.releases for c in qa.claims for r in c.runners})
     return (f"Measured on: {_hardware(qa)}, with TensorFlow {', '.join(releases)}; "
@@ -223,12 +255,7 @@ def block_answers(d: Directive, ctx: Context) -> Markup:
     if not any(c.runners for qa in answers for c in qa.claims):
         parts.append(element("p", join([element("strong", "Not measured yet."), NOT_MEASURED]), class_="tfperf-nodata"))
     for qa in answers:
-        body = [element("p", qa.ask, class_="tfperf-q"), _answer(qa, topic), *_pattern(qa)]
-        if qa.accuracy:
-            body.append(element("p", join([element("strong", "Accuracy: "), join((f"{a}." for a in qa.accuracy), " ")]),
-                                class_="tfperf-a-note"))
-        if qa.note:
-            body.append(element("p", qa.note, class_="tfperf-a-note"))
+        body = [element("p", qa.ask, class_="tfperf-q"), _answer(qa, topic), *_notes(qa)]
         parts.append(element("section", join(body), class_="tfperf-qa", id=f"q-{qa.id}"))
     foot = element("p", join([_measured_on(answers[0]), " ", RULE]), class_="tfperf-legend")
     return Markup('<div class="tfperf-answers">' + join(parts) + foot + "</div>")
@@ -394,5 +421,6 @@ def then_now_html(ctx: Context, topic: str) -> Markup:
 
 
 ANSWER_BLOCKS = {"answers": block_answers, "questions": block_questions, "vocabulary": block_vocabulary}
-__all__ = ["ANSWER_BLOCKS", "block_dothis", "code_spans", "credit", "figure_line", "settings_advice_body",
+__all__ = ["ANSWER_BLOCKS", "OneClaim", "SeveralClaims", "alone_brief", "answer_form", "block_dothis",
+           "code_spans", "counted_text", "credit", "figure_line", "leading", "settings_advice_body",
            "then_now_html"]
