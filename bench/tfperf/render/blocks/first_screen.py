@@ -52,14 +52,18 @@ _BLOCK = re.compile(r"<(p|li)\b([^>]*)>(.*?)</\1>", re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
 
+def _blocks(section: str) -> list[tuple[str, str, str]]:
+    """Each paragraph and list line of ``section``: its tag, its attributes, its text."""
+    return [(tag, attrs, html.unescape(_TAG.sub("", inner)).strip()) for tag, attrs, inner in _BLOCK.findall(section)]
+
+
 def phone_px(section: str) -> float:
     """The estimated height, in px at 400 px wide, of an answer's HTML: each paragraph
     (``<p>``) and list line (``<li>``) by the characters of its text, tooltips left out; a
     note under the answer (:data:`NOTE`, 0.68rem) as a line of the list."""
     total = 0.0
     blocks = 0
-    for tag, attrs, inner in _BLOCK.findall(section):
-        text = html.unescape(_TAG.sub("", inner)).strip()
+    for tag, attrs, text in _blocks(section):
         small = tag == "li" or NOTE in attrs
         chars, line = (LIST_CHARS, LIST_LINE_PX) if small else (TEXT_CHARS, TEXT_LINE_PX)
         total += max(1, math.ceil(len(text) / chars)) * line
@@ -70,7 +74,7 @@ def phone_px(section: str) -> float:
 
 
 def _list_lines(section: str) -> list[int]:
-    return [len(html.unescape(_TAG.sub("", inner)).strip()) for tag, _, inner in _BLOCK.findall(section) if tag == "li"]
+    return [len(text) for tag, _, text in _blocks(section) if tag == "li"]
 
 
 def longest_line(section: str) -> int:
