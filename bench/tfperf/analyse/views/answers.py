@@ -356,32 +356,50 @@ class QuestionAnswer:
         """(hardware, sentence) per claim and runner, the leading claim first."""
         return [(r.hardware, c.sentence(r)) for c in self.claims for r in c.runners]
 
-    def one_line(self) -> str:
-        """The answer in one line, for the home page (the exceptions are on the topic's
-        page): for one claim, "jit_compile=True is slower than plain tf.function: in 9 of 10
-        scenarios (0.20×–0.95×) on the Xeon (AMX)"; for several, each claim's finding with
-        the range of its leading finding: "ONNX Runtime at batch 1: faster (2.2×–11×); ..."."""
+    def one_lines(self) -> list[str]:
+        """The answer in one line, for the home page, in each of its forms, the most detailed
+        first (the exceptions are on the topic's page). One claim: each machine's finding
+        ("jit_compile=True is slower than plain tf.function: in 9 of 10 scenarios
+        (0.20×–0.95×) on the Xeon (AMX); ..."), then the machines that share a finding named
+        once, their scenarios counted together ("... in 46 of 50 scenarios on the 5
+        machines (2×–3×)"). Several claims: each claim's finding with the machines that give
+        it ("ONNX Runtime at batch 1: faster (2.2×–11×); a SavedModel signature: faster on
+        the EPYC (AVX2), unclear on the Xeon (AMX)"), then how many machines give each ("...:
+        faster on 1 of 2 machines, unclear on 1")."""
         if not any(c.runners for c in self.claims):
-            return str(Finding.NO_DATA)
+            return [str(Finding.NO_DATA)]
         if len(self.claims) > 1:
             against = self.against()
-            return (f"{against}: " if against else "") + "; ".join(
-                f"{self.head(c)}: {_briefly(c)}" for c in self.claims if c.runners)
-        c = self.claims[0]
-        kinds = {r.finding for r in c.runners}
-        head = phrase(kinds.pop(), c.candidate, c.baseline) if len(kinds) == 1 else (
-            f"{c.candidate} against {c.baseline}")
-        if len({r.finding for r in c.runners}) == 1:
-            if len(c.runners) >= POOLED_FROM and c.runners[0].finding in COUNTED:
-                share, figures, others = _pooled(c.runners[0].finding, c.runners)
-                return f"{head}: {share} on the {len(c.runners)} machines{figures}{others}"
-            return f"{head}: " + "; ".join(f"{r.rest.split('; ')[0]} on the {r.short}" for r in c.runners)
-        if len(c.runners) >= POOLED_FROM:
-            return f"{head}: " + "; ".join(_group_part(f, rs) for f, rs, _, _ in c.by_machines())
-        return f"{head}: " + "; ".join(_runner_part(r) for r in c.runners)
+            start = f"{against}: " if against else ""
+            forms = [start + "; ".join(f"{self.head(c)}: {say(c)}" for c in self.claims if c.runners)
+                     for say in (_briefly, _counted_briefly)]
+        else:
+            c = self.claims[0]
+            kinds = {r.finding for r in c.runners}
+            head = phrase(next(iter(kinds)), c.candidate, c.baseline) if len(kinds) == 1 else (
+                f"{c.candidate} against {c.baseline}")
+            if len(kinds) == 1:
+                each = "; ".join(f"{r.rest.split('; ')[0]} on the {r.short}" for r in c.runners)
+            else:
+                each = "; ".join(_runner_part(r) for r in c.runners)
+            forms = [f"{head}: {each}"]
+            if len(c.runners) > 1:
+                f = c.runners[0].finding
+                if len(kinds) == 1 and f in COUNTED:
+                    share, figures, others = _pooled(f, c.runners)
+                    forms.append(f"{head}: {share} on the {len(c.runners)} machines{figures}{others}")
+                else:
+                    forms.append(f"{head}: " + "; ".join(_group_part(g, rs) for g, rs, _, _ in c.by_machines()))
+        return list(dict.fromkeys(forms))
+
+    def one_line(self, within: int | None = None) -> str:
+        """The most detailed of :meth:`one_lines` at most ``within`` characters long (the most
+        compact where none is; the most detailed without ``within``): the form follows the
+        line's length, not the number of machines."""
+        forms = self.one_lines()
+        return next((f for f in forms if within is None or len(f) <= within), forms[-1])
 
 
-POOLED_FROM = 3      # machines that share a finding, from which the home line counts them together
 COUNTED = (Finding.FASTER, Finding.SLOWER, Finding.SAME, Finding.UNCLEAR)
 
 
@@ -438,6 +456,16 @@ def _briefly(c: ClaimAnswer) -> str:
     for r in c.runners:
         machines.setdefault(r.finding, []).append(r.short)
     return ", ".join(f"{f} on the {listing(names)}" for f, names in machines.items())
+
+
+def _counted_briefly(c: ClaimAnswer) -> str:
+    """:func:`_briefly` with how many machines give each finding instead of their names,
+    the commonest first: "faster on 3 of 5 machines, slower on 2"."""
+    counts = Counter(r.finding for r in c.runners)
+    if len(counts) == 1:
+        return _briefly(c)
+    (first, n), *rest = counts.most_common()
+    return ", ".join([f"{first} on {n} of {len(c.runners)} machines", *(f"{f} on {m}" for f, m in rest)])
 
 
 def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str]]:

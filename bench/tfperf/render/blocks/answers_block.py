@@ -57,7 +57,7 @@ from ...analyse import (
 )
 from ..page.context import Context, Directive, badge, no_results, stated
 from ..page.html import Markup, admonition, element, h, join, link, times
-from .first_screen import FIRST_SCREEN_PX, first_fitting
+from .first_screen import FIRST_SCREEN_PX, GLANCE_CHARS, first_fitting
 
 
 def _lead(qa: QuestionAnswer) -> Markup:
@@ -262,7 +262,9 @@ def block_answers(d: Directive, ctx: Context) -> Markup:
 
 
 def block_questions(d: Directive, ctx: Context) -> Markup:
-    """Every topic's questions with a one-line answer, linking to the topic's page."""
+    """Every topic's questions with a one-line answer, linking to the topic's page: the most
+    detailed form of the line that a reader takes in at a glance (:data:`GLANCE_CHARS`), or
+    the most compact one."""
     items = []
     for topic in ctx.topic_order or tuple(ctx.ds.topic_names()):
         page = ctx.topic_pages is None or topic in ctx.topic_pages
@@ -270,7 +272,7 @@ def block_questions(d: Directive, ctx: Context) -> Markup:
             ask = link(f"{ctx.prefix}topics/{topic}/#q-{qa.id}", qa.ask) if page else qa.ask
             items.append(element("li", join([element("span", ask, class_="tfperf-q"), " ",
                                              element("strong", qa.lead_text()) if qa.lead else "", " ",
-                                             qa.one_line(), "."])))
+                                             qa.one_line(within=GLANCE_CHARS), "."])))
     if not items:
         return no_results(ctx.ds, "Questions")
     return Markup('<div class="tfperf-answers tfperf-questions">' + h(element("ul", join(items))) + "</div>")

@@ -286,7 +286,7 @@ def _first_answer(ds: Dataset, topic: str) -> str:
     answers = question_answers(ds, topic)
     if not answers:
         return ""
-    parts = answers[0].one_line().split("; ")
+    parts = answers[0].one_line(within=MAX_FINDING).split("; ")
     kept = parts[:1]
     for p in parts[1:]:
         if len("; ".join([*kept, p])) > MAX_FINDING:
