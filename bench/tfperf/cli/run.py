@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .shared_options import (
@@ -40,6 +41,15 @@ def _scale(text: str) -> float:
     return x
 
 
+def _time(text: str) -> datetime:
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--force-before expects a time such as 2026-12-06T16:58 (UTC unless it "
+                                         f"names a zone), not {text!r}") from None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ..measure import venvs
     from ..measure.supervise.orchestrate import run
@@ -47,6 +57,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     venv = venvs.interpreter(args.tf, Path(args.venvs))   # None: this interpreter (no --tf, or its version)
     options = run_options(args)
     options.force, options.retry_failed, options.shard = args.force, args.retry_failed, args.shard
+    options.force_before = args.force_before
+    options.force = options.force or args.force_before is not None
+    started = datetime.now(timezone.utc).replace(microsecond=0)
     options.description, options.contributed_by = args.runner_description, args.contributor
     options.max_workers, options.budget_scale = args.max_workers, args.budget_scale
     if venv is not None:
@@ -63,7 +76,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if loaded:
         print(f"warning: {len(loaded)} of {len(report.scenarios)} scenario(s) were measured while the load average "
               "was above the core count (flagged in the results file)", file=sys.stderr)
-    if report.interrupted:
+    if report.interrupted and args.force and args.force_before is None:
+        print("run `tfperf run` again with the same options and --force-before "
+              f"{started.strftime('%Y-%m-%dT%H:%M:%SZ')} instead of --force to resume; finished cases are kept "
+              "(with --force alone every case is measured again)", file=sys.stderr)
+    elif report.interrupted:
         print("run `tfperf run` again with the same options to resume; finished cases are kept", file=sys.stderr)
     return report.exit_status
 
@@ -106,6 +123,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                         "from the releases; default: the TensorFlow installed here")
     add_venvs(p)
     p.add_argument("--force", action="store_true", help="re-run cases that already have a result with the same key")
+    p.add_argument("--force-before", type=_time, metavar="TIME",
+                   help="like --force, but cases whose result was stored at or after TIME (ISO 8601, UTC unless it "
+                        "names a zone) count as done: resumes an interrupted --force run started at TIME")
     p.add_argument("--retry-failed", action="store_true", help="re-run cases whose stored result failed")
     p.add_argument("--shard", type=_shard, help="run only shard I of N (for splitting across CI jobs)")
     p.add_argument("--runner-description", metavar="TEXT",

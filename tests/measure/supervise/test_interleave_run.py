@@ -9,6 +9,7 @@ import json
 import stat
 import sys
 from collections import defaultdict
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,41 @@ def test_a_rerun_skips_measured_scenarios_and_remeasures_incomplete_ones(tmp_pat
     doc = store.load(report.path)
     assert len(doc["results"]) == 7 + 4
     assert any(r["case_id"] == gone["case_id"] for r in doc["results"])
+
+
+def test_an_interrupted_forced_run_resumes_with_force_before_its_start(tmp_path: Path, log: Path) -> None:
+    snippets = tmp_path / "snippets"
+    _topic(snippets, ["x", "y"])
+    opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
+                      progress=False, python=_python(tmp_path))
+    path = run(opts).path
+    start = datetime.now(timezone.utc).replace(microsecond=0)     # as the CLI's hint prints it
+    # The first run ended a minute before; the forced run started at `start`, measured the
+    # first scenario again, then was stopped.
+    doc = store.load(path)
+    for r in doc["results"]:
+        r["finished_at"] = (start - timedelta(minutes=1)).isoformat()
+    doc["results"] += [{**r, "finished_at": start.isoformat()} for r in doc["results"] if "/n=1/" in r["case_id"]]
+    store.write_atomic(path, doc, overwrite=True)
+    opts.force = True
+    assert len(plan(opts).scenarios) == 2                          # --force alone: everything again
+    opts.force_before = start
+    p = plan(opts)
+    assert [s.id for s in p.scenarios] == ["t/n=2"] and p.skipped == 4
+    assert run(opts).ran == 4
+    doc = store.load(path)
+    assert len(doc["results"]) == 8 + 4 + 4                        # the first run's results are kept
+    assert all("/n=2/" in r["case_id"] for r in doc["results"][-4:])
+
+
+def test_force_before_takes_a_time_and_means_force(capsys: pytest.CaptureFixture[str]) -> None:
+    from tfperf.cli import build_parser
+
+    args = build_parser().parse_args(["run", "--force-before", "2026-12-06T16:58"])
+    assert args.force_before == datetime(2026, 12, 6, 16, 58, tzinfo=timezone.utc)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--force-before", "yesterday"])
+    assert "expects a time such as" in capsys.readouterr().err
 
 
 def test_a_budget_scale_gives_every_case_more_rounds_time_and_records_it_under_the_same_key(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,7 +34,7 @@ from ...hardware import cpu_identity
 from ...store import Claims, ResultExists
 from ...store.record_types import Environment, Key, Noise, key_hash, settings_id
 from ...store.record_types import Scenario as ScenarioRecord
-from ...store.result import ResultRecord
+from ...store.result import ResultRecord, parse_time
 from .. import envinfo
 from ..worker.protocol import CaseFields, Sampling
 from .pool import Pool, default_max_live
@@ -71,11 +72,13 @@ class Stored:
     cpus: frozenset[str] = frozenset()         # the CPUs its environments name (hardware.cpu_identity)
 
 
-def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> Stored:
-    """The file's results as the run sees them: with ``force`` nothing counts as done; with
-    ``retry_failed`` only ok results do; otherwise every result does (a failure is data).
-    A path that is there but is not a regular file (a link, a folder) is refused by the
-    store, naming it, before anything is measured."""
+def read_stored(path: Path, force: bool = False, retry_failed: bool = False,
+                force_before: datetime | None = None) -> Stored:
+    """The file's results as the run sees them: with ``force`` nothing counts as done, or,
+    with ``force_before`` too, only what finished at or after that time (what the forced
+    run being resumed stored already); with ``retry_failed`` only ok results do; otherwise
+    every result does (a failure is data). A path that is there but is not a regular file
+    (a link, a folder) is refused by the store, naming it, before anything is measured."""
     if not os.path.lexists(path):
         return Stored()
     doc = store.load(path)
@@ -83,7 +86,10 @@ def read_stored(path: Path, force: bool = False, retry_failed: bool = False) -> 
     seen = frozenset((r["case_id"], r["key_hash"]) for r in results)
     cpus = frozenset(cpu_identity(dict(e)) for e in doc["environments"].values())
     if force:
-        return Stored(seen=seen, cpus=cpus)
+        since = frozenset((r["case_id"], r["key_hash"]) for r in results if force_before is not None
+                          and parse_time(r["finished_at"]) >= force_before
+                          and (r["status"] == "ok" or not retry_failed))
+        return Stored(done=since, seen=seen, cpus=cpus)
     done = frozenset((r["case_id"], r["key_hash"]) for r in results if r["status"] == "ok" or not retry_failed)
     return Stored(done=done, seen=seen, breakdowns=frozenset(b["key_hash"] for b in doc["breakdowns"]), cpus=cpus)
 
@@ -135,6 +141,7 @@ class RunOptions:
     data_root: Path = Path("data")
     snippets_dir: Path = Path("snippets")
     force: bool = False
+    force_before: datetime | None = None   # with force: what finished since counts as done (a resumed --force)
     retry_failed: bool = False
     shard: tuple[int, int] | None = None
     progress: bool = True
@@ -365,7 +372,7 @@ def plan(options: RunOptions, topics: list[Topic] | None = None) -> Plan:
         topics = [t for t in topics if t.name in options.topics]
     versions = envinfo.package_versions(options.package_path)   # the workers' packages: the keys' versions
     path = store.results_path(options.data_root, options.runner, options.profile)
-    stored = read_stored(path, options.force, options.retry_failed)
+    stored = read_stored(path, options.force, options.retry_failed, options.force_before)
     check_cpu(path, options.runner, stored, envinfo.this_cpu())
     out: list[ScenarioPlan] = []
     skipped = total = 0
@@ -575,7 +582,7 @@ class Runner:
     def _claimed(self, sc: ScenarioPlan, planned: Stored, claims: Claims) -> None:
         """Measure a claimed scenario, unless another run stored its cases since the plan."""
         try:
-            now = read_stored(self.path, self.options.force, self.options.retry_failed)
+            now = read_stored(self.path, self.options.force, self.options.retry_failed, self.options.force_before)
             todo = missing(sc.tasks, now, planned)
             if not todo:
                 self.report.meanwhile += len(sc.tasks)
