@@ -148,13 +148,12 @@ def test_each_topics_first_question_is_answered_on_the_first_screen_at_400_px(si
         pytest.skip("Debian chromium is not installed")
     from playwright.sync_api import sync_playwright
 
-    from tfperf.analyse import analyse, question_answers
+    from tfperf.analyse import analyse, counted_text, question_answers
     from tfperf.render.blocks.answers_block import (
         OneClaim,
         SeveralClaims,
         alone_brief,
         answer_form,
-        counted_text,
         leading,
     )
 

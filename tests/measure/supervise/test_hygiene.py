@@ -57,6 +57,14 @@ def test_nobody_else_and_unreadable_counters() -> None:
     assert hygiene.others_share({"_t": 0.0, "_busy": None, "_ours": 0.0}, quiet, cores=2) is None
 
 
+def test_a_window_too_short_for_the_kernels_ticks_tells_no_share() -> None:
+    # A scenario whose cases are not available in that TensorFlow ends in 5 ms: one 10 ms
+    # tick of someone else's time would read as 100% of the machine busy, and flag it.
+    before = {"_t": 0.0, "_busy": 10.0, "_ours": 4.0}
+    assert hygiene.others_share(before, {"_t": 0.005, "_busy": 10.01, "_ours": 4.0}, cores=2) is None
+    assert hygiene.others_share(before, {"_t": 1.0, "_busy": 10.01, "_ours": 4.0}, cores=2) == 0.005
+
+
 def test_governor_and_frequency_where_readable(tmp_path: Path) -> None:
     freq = tmp_path / "cpufreq"
     freq.mkdir()

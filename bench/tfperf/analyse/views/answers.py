@@ -458,6 +458,14 @@ def _briefly(c: ClaimAnswer) -> str:
     return ", ".join(f"{f} on the {listing(names)}" for f, names in machines.items())
 
 
+def counted_text(finding: Finding, n: int, of: int, figures: str = "", others: tuple[Finding, ...] = ()) -> str:
+    """"slower (0.62×–0.84×) on 3 of 5 machines, unclear in some scenarios": a finding and
+    how many machines give it, for a claim measured on too many to name on a phone."""
+    machines = f"all {n} machines" if n == of else f"{n} of {of} machines"
+    rest = f", {' or '.join(str(g) for g in others)} in some scenarios" if others else ""
+    return f"{finding}{f' ({figures})' if figures else ''} on {machines}{rest}"
+
+
 def _counted_briefly(c: ClaimAnswer) -> str:
     """:func:`_briefly` with how many machines give each finding instead of their names,
     the commonest first: "faster on 3 of 5 machines, slower on 2"."""
@@ -465,7 +473,7 @@ def _counted_briefly(c: ClaimAnswer) -> str:
     if len(counts) == 1:
         return _briefly(c)
     (first, n), *rest = counts.most_common()
-    return ", ".join([f"{first} on {n} of {len(c.runners)} machines", *(f"{f} on {m}" for f, m in rest)])
+    return ", ".join([counted_text(first, n, len(c.runners)), *(f"{f} on {m}" for f, m in rest)])
 
 
 def _by_finding(c: ClaimAnswer) -> list[tuple[Finding, tuple[RunnerAnswer, ...], str]]:

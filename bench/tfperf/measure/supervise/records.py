@@ -247,6 +247,10 @@ CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
 
 # Flag a scenario when others used more than this share of the machine's cores.
 OTHERS_LIMIT = 0.10
+# The shortest window whose share is told: the kernel counts busy time in 10 ms ticks, so
+# one tick over the 5 ms of a scenario that ran no rounds (its cases not available in that
+# TensorFlow) reads as the whole machine busy. Over 1 s on 2 cores a tick is 0.5%.
+MIN_WINDOW_S = 1.0
 
 
 def _read(path: Path) -> str | None:
@@ -268,12 +272,13 @@ def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ) -> Snapshot:
 
 def others_share(before: Snapshot, after: Snapshot, cores: int) -> float | None:
     """The share of the machine's cores that processes other than ours kept busy between
-    two snapshots (0.0: nobody else; 1.0: every core all the time)."""
+    two snapshots (0.0: nobody else; 1.0: every core all the time); None where the counters
+    cannot be read or the window is too short to tell (``MIN_WINDOW_S``)."""
     busy_before, busy_after = before.get("_busy"), after.get("_busy")
     if busy_before is None or busy_after is None:
         return None
     elapsed = after["_t"] - before["_t"]
-    if elapsed <= 0:
+    if elapsed < MIN_WINDOW_S:
         return None
     others = (busy_after - busy_before) - (after["_ours"] - before["_ours"])
     share: float = round(max(0.0, others) / (elapsed * max(cores, 1)), 4)

@@ -49,6 +49,7 @@ from ...analyse import (
     ThenNow,
     advise,
     advise_settings,
+    counted_text,
     hardware_name,
     listing,
     question_answers,
@@ -195,14 +196,6 @@ def _grouped(c: ClaimAnswer, topic: str, scope: str, form: SeveralClaims) -> Mar
                                  title="; ".join(f"{r.short}: {r.text}" for r in runners))
         parts.append(join([str(finding), f" ({figures})" if figures else "", " on ", names_text]))
     return join(parts, "; ")
-
-
-def counted_text(finding: Finding, n: int, of: int, figures: str, others: tuple[Finding, ...]) -> str:
-    """"slower (0.62×–0.84×) on 3 of 5 machines, unclear in some scenarios": a finding and
-    how many machines give it, for a claim measured on too many to name on a phone."""
-    machines = f"all {n} machines" if n == of else f"{n} of {of} machines"
-    rest = f", {' or '.join(str(g) for g in others)} in some scenarios" if others else ""
-    return f"{finding}{f' ({figures})' if figures else ''} on {machines}{rest}"
 
 
 def _counted(finding: Finding, runners: tuple[RunnerAnswer, ...], figures: str,
