@@ -42,7 +42,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from tfperf.analyse import Dataset, Finding, Measurement, analyse, controls_by_runner, repeats_by_runner
+from tfperf import store
+from tfperf.analyse import Dataset, Finding, Measurement, controls_by_runner, repeats_by_runner
+from tfperf.analyse.dataset import analyse_documents
 from tfperf.analyse.views.repeats import RunnerRepeats
 from tfperf.arrival import words
 
@@ -51,6 +53,16 @@ def _restrict(ds: Dataset, runner: str, profile: str) -> Dataset:
     ds.measurements = [m for m in ds.measurements if m.runner == runner and m.source.profile == profile]
     ds.forget()
     return ds
+
+
+def runner_file(data: str | Path, snippets: str | Path, runner: str, profile: str
+                ) -> tuple[Path, dict[str, Any], Dataset]:
+    """The results file of one runner's profile, validated, and its dataset analysed from
+    that file alone: the report reads no other runner's file (all of data/ is tens of MB)."""
+    path = store.results_path(data, runner, profile)
+    doc = store.load(path)
+    ds = analyse_documents([(path, doc)], snippets, Path(data) / "results")
+    return path, dict(doc), _restrict(ds, runner, profile)
 
 
 def standing(doc: dict[str, Any]) -> dict[str, Any]:
@@ -323,11 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="the second run's runner label (default: --runner), e.g. another runner that may be "
                         "the same CPU; with it --again defaults to --data")
     args = p.parse_args(argv)
-    from tfperf import store
-
-    path = store.results_path(args.data, args.runner, args.profile)
-    doc = store.load(path)
-    ds = _restrict(analyse(Path(args.data) / "results", args.snippets), args.runner, args.profile)
+    path, doc, ds = runner_file(args.data, args.snippets, args.runner, args.profile)
     ms = {(m.case_id, m.env_id): m for m in sorted(ds.measurements, key=lambda m: m.finished)}   # the newest
     ok = True
     stands = standing(doc)
@@ -358,8 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     ok &= good
     print("\n".join(lines))
     if args.again or args.again_runner:
-        other = _restrict(analyse(Path(args.again or args.data) / "results", args.snippets),
-                          args.again_runner or args.runner, args.profile)
+        *_, other = runner_file(args.again or args.data, args.snippets, args.again_runner or args.runner, args.profile)
         lines, good = again(ds, other)
         ok &= good
         print("\n".join(lines))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tfperf.store import files
 from tfperf.store.lock import locked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +26,18 @@ def fake_venv(tmp_path: Path) -> Path:
     py.write_text(f'#!/bin/sh\nshift 2\necho "$@" >> "{tmp_path}/tfperf.log"\n', encoding="utf-8")
     py.chmod(0o755)
     return venv
+
+
+@pytest.fixture(scope="session", autouse=True)
+def checked_files_memo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The memo of results files that passed the check (``TFPERF_CHECKED_CACHE``,
+    ``store.validate.CheckedFiles``) in this run's temporary folder, shared by the
+    pytest-xdist workers and the processes they start: the committed files are checked once
+    per run, as on a fresh machine, and never from or into the user's own cache."""
+    worker = hasattr(request.config, "workerinput")
+    shared = tmp_path_factory.getbasetemp().parent if worker else tmp_path_factory.getbasetemp()
+    os.environ["TFPERF_CHECKED_CACHE"] = str(shared / "checked-results-files")
+    files._CHECKED = None           # a memo made while the tests were collected used the default
 
 
 # The repository the published site's build is told it runs on, as the Actions workflow tells

@@ -113,6 +113,24 @@ def test_in_memory_nan_zero_and_negative_times_rejected() -> None:
     assert found["results[2].duration_s"] == "must be >= 0, got -3.0"
 
 
+def test_long_number_lists_are_checked_value_by_value() -> None:
+    """Samples, round indices and latencies are checked by plain loops, not the schema (for
+    speed: nine in ten of a file's values); each bad value is still named by its field."""
+    doc = valid_doc()
+    timing = doc["results"][1]["timing"]
+    timing["rounds"] = [0, -1, "3", True] + list(range(4, len(timing["samples"])))
+    timing["samples"][4] = 0
+    doc["noise"][0].update(samples=[-0.5, 0.1], rounds=[1.5, 1])
+    found = _problems(doc)
+    at = "results[1].timing"
+    assert found[f"{at}.rounds[1]"] == "must be >= 0, got -1"
+    assert found[f"{at}.rounds[2]"] == "expected integer, got string"
+    assert found[f"{at}.rounds[3]"] == "expected integer, got boolean"
+    assert found[f"{at}.samples[4]"] == "must be > 0, got 0"
+    assert found["noise[0].samples[0]"] == "must be > 0, got -0.5"
+    assert found["noise[0].rounds[0]"] == "expected integer, got number"
+
+
 def test_ok_result_needs_timing_and_failure_needs_error_text() -> None:
     doc = valid_doc()
     doc["results"][1]["timing"] = None
@@ -393,3 +411,44 @@ def test_cli_validate(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parse(["validate", str(FIXTURES)])
     assert args.handler(args) == 1
     assert len(capsys.readouterr().err.splitlines()) == len(BAD)
+
+
+# -- a file checked once is not checked again until its bytes or the checks change --------
+
+def test_a_file_that_passed_is_not_checked_again_in_another_process(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    files = importlib.import_module("tfperf.store.files")
+    memo = tmp_path / "memo"
+    monkeypatch.setenv("TFPERF_CHECKED_CACHE", str(memo))
+    calls: list[str] = []
+    real = files.checked
+    monkeypatch.setattr(files, "checked", lambda doc, path: (calls.append(path), real(doc, path))[1])
+
+    def load_in_a_new_process(path: Path) -> Any:
+        monkeypatch.setattr(files, "_CHECKED", None)      # each process starts with no memo but the folder's
+        return store.load(path)
+
+    good = tmp_path / "full.json"
+    store.write_atomic(good, valid_doc())
+    first = load_in_a_new_process(good)
+    assert calls == [str(good)] and len(list(memo.iterdir())) == 1
+    assert load_in_a_new_process(good) == first and calls == [str(good)]       # not checked again
+    # one byte more (the same records): checked again; and a bad file is never remembered
+    good.write_bytes(good.read_bytes() + b"\n")
+    load_in_a_new_process(good)
+    assert len(calls) == 2
+    bad = tmp_path / "bad.json"
+    doc = valid_doc()
+    doc["results"][1]["timing"]["samples"][0] = 0.0
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(ResultsFileError, match=r"samples\[0\]"):
+            load_in_a_new_process(bad)
+    assert len(calls) == 4 and len(list(memo.iterdir())) == 2
+    # a folder that cannot be written only costs the check; an empty value turns the memo off
+    monkeypatch.setenv("TFPERF_CHECKED_CACHE", str(good))         # a file, not a folder
+    load_in_a_new_process(good)
+    monkeypatch.setenv("TFPERF_CHECKED_CACHE", "")
+    load_in_a_new_process(good)
+    load_in_a_new_process(good)
+    assert len(calls) == 7

@@ -33,7 +33,7 @@ from ..errors import ResultsFileError, ResultsWriteError, TfperfError
 from ..hardware import cpu_identity
 from .record_types import ResultsDoc, Runner
 from .schema import NAME_RULE, PROFILES, SCHEMA_VERSION, is_name, migrate
-from .validate import NonFinite, checked, field_path, non_finite, short, validate
+from .validate import CheckedFiles, NonFinite, checked, field_path, non_finite, short, trusted, validate
 
 LIST_KEYS = ("results", "noise", "breakdowns", "scenarios")
 
@@ -178,29 +178,56 @@ def read_regular(path: str | Path, limit: int, error: Callable[[str], TfperfErro
 
 # -- reading results files -----------------------------------------------------------------
 
+def _read_bytes(path: Path) -> bytes:
+    return read_regular(path, MAX_BYTES, lambda problem: ResultsFileError(str(path), "(file)", problem),
+                        too_large_hint=" (split it by profile, or drop its breakdowns)")
+
+
+def _parse_bytes(data: bytes, path: Path) -> Any:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError(str(path), "(file)", f"not UTF-8 text (byte {exc.start})") from None
+    return parse(text, str(path))
+
+
 def read(path: str | Path) -> Any:
     """Parse one file without migrating or validating it. Only a regular file is read (a
     symbolic link, a directory, a FIFO or a device is refused, saying what it is), and
     only up to ``MAX_BYTES``."""
-    p = Path(path)
-    data = read_regular(p, MAX_BYTES, lambda problem: ResultsFileError(str(p), "(file)", problem),
-                        too_large_hint=" (split it by profile, or drop its breakdowns)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ResultsFileError(str(p), "(file)", f"not UTF-8 text (byte {exc.start})") from None
-    return parse(text, str(p))
+    return _parse_bytes(_read_bytes(Path(path)), Path(path))
+
+
+_CHECKED: CheckedFiles | None = None
+
+
+def checked_files() -> CheckedFiles:
+    """The memo of files that passed the check (``validate.CheckedFiles``), made on first use
+    from ``TFPERF_CHECKED_CACHE``."""
+    global _CHECKED
+    if _CHECKED is None:
+        _CHECKED = CheckedFiles.from_env()
+    return _CHECKED
 
 
 def load(path: str | Path) -> ResultsDoc:
-    """Read, migrate to the current schema version and validate one results file.
+    """Read, migrate to the current schema version and validate one results file; bytes
+    that passed the same checks before, here or in another process, are not checked again
+    (:class:`~tfperf.store.validate.CheckedFiles`).
 
     Whatever the file holds, the only error is a ``ResultsFileError`` naming it: the
     callers (validate, merge, the site build) judge each file alone and go on with the
     others, so no other exception may escape from here. What passed ``validate`` is
     typed as the ``ResultsDoc`` the schema describes."""
     try:
-        return checked(migrate(read(path), str(path)), str(path))
+        data = _read_bytes(Path(path))
+        doc = migrate(_parse_bytes(data, Path(path)), str(path))
+        memo = checked_files()
+        if memo.knows(data):
+            return trusted(doc)
+        good = checked(doc, str(path))
+        memo.remember(data)
+        return good
     except ResultsFileError:
         raise
     except RecursionError:

@@ -12,10 +12,13 @@ import copy
 import hashlib
 import json
 import math
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from functools import cache
+from importlib.metadata import version as package_version
+from pathlib import Path
 from typing import Any, cast
 
 from jsonschema import Draft202012Validator, FormatChecker
@@ -128,7 +131,8 @@ def _is_datetime(value: object) -> bool:
 # Speed: jsonschema costs milliseconds per result, mostly in the per-sample "$ref"s. So the
 # document is checked in parts: the top level without its record lists, then each record
 # against its own definition (records already found valid in this process are skipped,
-# which makes repeated appends cheap), and timing.samples by a plain loop below.
+# which makes repeated appends cheap), and the long number lists (samples, latencies, round
+# indices: nine in ten of a file's values) by plain loops below.
 RECORD_DEFS = {"results": "result", "noise": "noise", "breakdowns": "breakdown", "scenarios": "scenario"}
 _known_good: set[str] = set()
 
@@ -137,8 +141,10 @@ _known_good: set[str] = set()
 def _validators() -> dict[str, Draft202012Validator]:
     schema = copy.deepcopy(load_schema(SCHEMA_VERSION))
     defs = schema["$defs"]
-    del defs["result"]["properties"]["timing"]["properties"]["samples"]["items"]
-    defs["latencies"] = {"type": "array", "items": {"type": "array", "minItems": 1}}     # values: _sample_problems
+    del defs["result"]["properties"]["timing"]["properties"]["samples"]["items"]     # values: _sample_problems
+    del defs["noise"]["properties"]["samples"]["items"]
+    defs["round_indices"] = {"type": "array"}
+    defs["latencies"] = {"type": "array", "items": {"type": "array", "minItems": 1}}
     top = copy.deepcopy(schema)
     for key in RECORD_DEFS:
         top["properties"][key] = {"type": "array"}
@@ -179,8 +185,9 @@ def _schema_problems(doc: Mapping[str, object]) -> Iterator[Problem]:
 
 
 def _sample_problems(record: Any, at: PathT) -> list[Problem]:
-    """The values of a result's ``timing.samples`` and ``timing.latencies``, and of a noise
-    record's ``latencies`` (left out of the schema check for speed): positive numbers."""
+    """The values of a result's ``timing.samples``, ``timing.rounds`` and ``timing.latencies``,
+    and of a noise record's ``samples``, ``rounds`` and ``latencies`` (left out of the schema
+    check for speed): positive numbers, and round indices that are integers >= 0."""
     if not isinstance(record, dict):
         return []
     timing = record.get("timing") if at[0] == "results" else record
@@ -188,9 +195,12 @@ def _sample_problems(record: Any, at: PathT) -> list[Problem]:
         return []
     where: PathT = (*at, "timing") if at[0] == "results" else at
     out: list[Problem] = []
-    samples = timing.get("samples") if at[0] == "results" else None
+    samples = timing.get("samples")
     if isinstance(samples, list):
         out += _positive(samples, (*where, "samples"))
+    rounds = timing.get("rounds")
+    if isinstance(rounds, list):
+        out += _round_indices(rounds, (*where, "rounds"))
     latencies = timing.get("latencies")
     for j, per_round in enumerate(latencies if isinstance(latencies, list) else []):
         if isinstance(per_round, list):
@@ -199,12 +209,24 @@ def _sample_problems(record: Any, at: PathT) -> list[Problem]:
 
 
 def _positive(values: list[Any], at: PathT) -> list[Problem]:
+    if all((type(x) is float or type(x) is int) and 0 < x < math.inf for x in values):
+        return []                   # the usual case, in one pass; NaN, bool and the rest below
     out: list[Problem] = []
     for j, x in enumerate(values):
         if not _number(x) and not isinstance(x, (NonFinite, float)):
             out.append(((*at, j), f"expected number, got {json_type(x)}"))
         elif _number(x) and x <= 0:
             out.append(((*at, j), f"must be > 0, got {short(x)}"))
+    return out
+
+
+def _round_indices(values: list[Any], at: PathT) -> list[Problem]:
+    out: list[Problem] = []
+    for j, x in enumerate(values):
+        if isinstance(x, bool) or not isinstance(x, int):
+            out.append(((*at, j), f"expected integer, got {json_type(x)}"))
+        elif x < 0:
+            out.append(((*at, j), f"must be >= 0, got {short(x)}"))
     return out
 
 
@@ -519,6 +541,66 @@ def checked(doc: Mapping[str, Any], path: str = "<document>") -> ResultsDoc:
     The one place where JSON becomes the typed document (``trusted`` aside)."""
     validate(doc, path)
     return cast(ResultsDoc, doc)
+
+
+class CheckedFiles:
+    """The files whose exact bytes passed :func:`validate` before, in this process or another:
+    a committed results file is megabytes, checking it takes about a second per 1.5 MB, and
+    the site build, the reports and every test process load the same files again.
+
+    A file is known by the SHA-256 of its bytes together with a fingerprint of the checking
+    code (this package's modules and schema files, the modules they import, jsonschema's
+    version): a changed byte, check or schema checks the file again. Only a file that
+    passed is remembered, as an empty file named by both hashes in ``TFPERF_CHECKED_CACHE``
+    (default ``$XDG_CACHE_HOME/tfperf/checked``, i.e. ``~/.cache/tfperf/checked``; an empty
+    value turns the memo off). A folder that cannot be read or written costs the check
+    again, never a verdict."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._known: set[str] = set()
+
+    @classmethod
+    def from_env(cls) -> CheckedFiles:
+        value = os.environ.get("TFPERF_CHECKED_CACHE")
+        if value is None:
+            value = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tfperf" / "checked")
+        return cls(Path(value) if value else None)
+
+    def _name(self, data: bytes) -> str:
+        return f"{_code_fingerprint()}-{hashlib.sha256(data).hexdigest()}"
+
+    def knows(self, data: bytes) -> bool:
+        name = self._name(data)
+        if name in self._known:
+            return True
+        if self.folder is not None and os.path.isfile(self.folder / name):
+            self._known.add(name)
+            return True
+        return False
+
+    def remember(self, data: bytes) -> None:
+        name = self._name(data)
+        self._known.add(name)
+        if self.folder is None:
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            (self.folder / name).touch()
+        except OSError:
+            pass                    # only costs the next process the check
+
+
+@cache
+def _code_fingerprint() -> str:
+    """What the verdict of :func:`validate` depends on besides the document."""
+    here = Path(__file__).resolve().parent
+    parts = [*sorted(here.glob("*.py")), *sorted(here.glob("*.json")),
+             *(here.parent / name for name in ("hardware.py", "stats.py", "errors.py"))]
+    h = hashlib.sha256(package_version("jsonschema").encode("utf-8"))
+    for part in parts:
+        h.update(part.name.encode("utf-8") + b"\0" + part.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def trusted(doc: Mapping[str, Any]) -> ResultsDoc:
