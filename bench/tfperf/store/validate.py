@@ -604,7 +604,8 @@ def _code_fingerprint() -> str:
 
 
 def trusted(doc: Mapping[str, Any]) -> ResultsDoc:
-    """A document put together from a validated header and records that each passed
-    :func:`validate` when they came in (``append`` keeps them), typed without checking
-    the whole again: re-validating a file on every append is what ``append`` avoids."""
+    """A document known to pass :func:`validate`, typed without checking the whole again:
+    one put together from a validated header and records that each passed when they came
+    in (re-validating a file on every append is what ``append`` avoids), or a file whose
+    exact bytes passed before (:class:`CheckedFiles`)."""
     return cast(ResultsDoc, doc)
