@@ -37,7 +37,7 @@ def checked_files_memo(request: pytest.FixtureRequest, tmp_path_factory: pytest.
     worker = hasattr(request.config, "workerinput")
     shared = tmp_path_factory.getbasetemp().parent if worker else tmp_path_factory.getbasetemp()
     os.environ["TFPERF_CHECKED_CACHE"] = str(shared / "checked-results-files")
-    files._CHECKED = None           # a memo made while the tests were collected used the default
+    files.checked_files.cache_clear()      # a memo made while the tests were collected used the default
 
 
 # The repository the published site's build is told it runs on, as the Actions workflow tells

@@ -425,7 +425,7 @@ def test_a_file_that_passed_is_not_checked_again_in_another_process(tmp_path: Pa
     monkeypatch.setattr(files, "checked", lambda doc, path: (calls.append(path), real(doc, path))[1])
 
     def load_in_a_new_process(path: Path) -> Any:
-        monkeypatch.setattr(files, "_CHECKED", None)      # each process starts with no memo but the folder's
+        files.checked_files.cache_clear()      # each process starts with no memo but the folder's
         return store.load(path)
 
     good = tmp_path / "full.json"
@@ -452,3 +452,4 @@ def test_a_file_that_passed_is_not_checked_again_in_another_process(tmp_path: Pa
     load_in_a_new_process(good)
     load_in_a_new_process(good)
     assert len(calls) == 7
+    files.checked_files.cache_clear()          # the next test's memo reads its own setting

@@ -24,6 +24,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -198,16 +199,11 @@ def read(path: str | Path) -> Any:
     return _parse_bytes(_read_bytes(Path(path)), Path(path))
 
 
-_CHECKED: CheckedFiles | None = None
-
-
+@cache
 def checked_files() -> CheckedFiles:
     """The memo of files that passed the check (``validate.CheckedFiles``), made on first use
-    from ``TFPERF_CHECKED_CACHE``."""
-    global _CHECKED
-    if _CHECKED is None:
-        _CHECKED = CheckedFiles.from_env()
-    return _CHECKED
+    from ``TFPERF_CHECKED_CACHE`` (``checked_files.cache_clear()`` makes it read that again)."""
+    return CheckedFiles.from_env()
 
 
 def load(path: str | Path) -> ResultsDoc:
