@@ -135,9 +135,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="live worker processes at once, one per settings group of a scenario "
                         "(default: as many as fit in 60%% of memory at 1 GB each)")
     p.add_argument("--budget-scale", type=_scale, default=1.0, metavar="X",
-                   help="give every case X times its profile's time budget (budget_s), for a runner whose rounds "
-                        "are noisier than the budgets were set for; each scenario record keeps its budget and the "
-                        "scale (default: 1)")
+                   help="give every case X times its profile's time budget (budget_s) and cap on rounds (max_samples), "
+                        "for a runner whose rounds are noisier than the budgets were set for; each scenario record "
+                        "keeps its budget and the scale (default: 1)")
     p.set_defaults(handler=cmd_run)
 
     v = sub.add_parser("venv", help="create (or check) the venvs that `tfperf run --tf VERSION` uses, without measuring")

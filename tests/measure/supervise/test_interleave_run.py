@@ -169,7 +169,7 @@ def test_force_before_takes_a_time_and_means_force(capsys: pytest.CaptureFixture
     assert "expects a time such as" in capsys.readouterr().err
 
 
-def test_a_budget_scale_gives_every_case_more_rounds_time_and_records_it_under_the_same_key(tmp_path: Path) -> None:
+def test_a_budget_scale_gives_every_case_more_time_and_rounds_and_records_it_under_the_same_key(tmp_path: Path) -> None:
     snippets = tmp_path / "snippets"
     _topic(snippets, ["x", "y"])
     opts = RunOptions(profile="quick", runner="box", data_root=tmp_path / "data", snippets_dir=snippets,
@@ -181,6 +181,9 @@ def test_a_budget_scale_gives_every_case_more_rounds_time_and_records_it_under_t
     assert [s.rule.budget_s for s in plain] == [25.0, 25.0] and [s.rule.budget_s for s in scaled] == [62.5, 62.5]
     assert {t.payload["budget"]["budget_s"] for s in scaled for t in s.tasks} == {12.5}
     assert {t.payload["budget"]["warmup_s"] for s in scaled for t in s.tasks} == {0.0}
+    # ... and as many more rounds: the cap scales with the seconds (6 rounds in this topic).
+    assert [s.rule.max_rounds for s in plain] == [6, 6] and [s.rule.max_rounds for s in scaled] == [15, 15]
+    assert {t.payload["budget"]["max_samples"] for s in scaled for t in s.tasks} == {15}
     # How long a case may take is not what it measures: the keys, and so "already measured", stay.
     assert [t.key for s in scaled for t in s.tasks] == [t.key for s in plain for t in s.tasks]
 

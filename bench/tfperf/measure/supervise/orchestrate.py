@@ -341,15 +341,22 @@ def published_pairs(topic: Topic, tasks: list[Task], cores: int | None) -> tuple
 def scaled_budget(case: Case, scale: float) -> Case:
     """``case`` with ``scale`` times its profile's time budget (``budget_s``: the rounds'
     main budget, and with it the extension and the noise-floor phase, which are multiples
-    of it). For a runner whose rounds are noisier than the one the budgets were set on: on
-    an AMD EPYC (Zen 4) the A/A pairs' intervals were 1.5x as wide as on the Xeon at the
-    same number of rounds (2.9% against 1.9%), so the same budget left the published
-    intervals wider (3.8% against 2.6%). Each scenario record keeps its rounds' budget and
-    the scale; a budget is not part of a result's key, as it changes how precisely, not
-    what, is measured."""
+    of it) and times its cap of rounds (``max_samples``). For a runner whose rounds are
+    noisier than the one the budgets were set on: on an AMD EPYC (Zen 4) the A/A pairs'
+    intervals were 1.5x as wide as on the Xeon at the same number of rounds (2.9% against
+    1.9%), so the same budget left the published intervals wider (3.8% against 2.6%).
+    What narrows an interval is rounds, so the cap scales with the seconds: with the
+    seconds alone, on an AMD EPYC (Zen 3) at four times the budget, 8 of mixed_precision's
+    9 scenarios stopped at the profile's 200 rounds (3 of 9 at twice the budget), and the
+    published intervals' median half-width stayed at 3.0%, as at twice the budget. Each
+    scenario record keeps its rounds' budget and the scale, each result its case's budget;
+    a budget is not part of a result's key, as it changes how precisely, not what, is
+    measured."""
     if scale == 1.0:
         return case
-    return replace(case, budget=replace(case.budget, budget_s=case.budget.budget_s * scale, scale=scale))
+    b = case.budget
+    cap = max(b.min_samples, round(b.max_samples * scale))
+    return replace(case, budget=replace(b, budget_s=b.budget_s * scale, max_samples=cap, scale=scale))
 
 
 def round_rule(case: Case, n_slots: int, decide: tuple[tuple[str, str], ...],
