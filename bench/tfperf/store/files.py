@@ -219,10 +219,11 @@ def load(path: str | Path) -> ResultsDoc:
         data = _read_bytes(Path(path))
         doc = migrate(_parse_bytes(data, Path(path)), str(path))
         memo = checked_files()
-        if memo.knows(data):
+        name = memo.name(data)
+        if memo.knows(name):
             return trusted(doc)
         good = checked(doc, str(path))
-        memo.remember(data)
+        memo.remember(name)
         return good
     except ResultsFileError:
         raise

@@ -567,11 +567,12 @@ class CheckedFiles:
             value = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tfperf" / "checked")
         return cls(Path(value) if value else None)
 
-    def _name(self, data: bytes) -> str:
+    def name(self, data: bytes) -> str:
+        """What the memo knows ``data`` by: hashing megabytes takes milliseconds, so a caller
+        asks for the name once and passes it to :meth:`knows` and :meth:`remember`."""
         return f"{_code_fingerprint()}-{hashlib.sha256(data).hexdigest()}"
 
-    def knows(self, data: bytes) -> bool:
-        name = self._name(data)
+    def knows(self, name: str) -> bool:
         if name in self._known:
             return True
         if self.folder is not None and os.path.isfile(self.folder / name):
@@ -579,8 +580,7 @@ class CheckedFiles:
             return True
         return False
 
-    def remember(self, data: bytes) -> None:
-        name = self._name(data)
+    def remember(self, name: str) -> None:
         self._known.add(name)
         if self.folder is None:
             return
