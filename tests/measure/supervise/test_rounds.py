@@ -288,6 +288,56 @@ def test_a_tightened_pair_keeps_its_slots_until_its_own_ci_is_tight() -> None:
     assert plain.stop(rounds, 1.0) == "ci" and paired.stop(rounds, 1.0) is None
 
 
+def _slow_slot(n: int, slow_s: float, aa_spread: float = 0.002) -> Rounds:
+    """A 26 ms float32 training step (the baseline), a 35 ms bfloat16 one and a float16 one
+    of ``slow_s`` seconds: history's mixed_precision training scenario under TF 2.13."""
+    rng = random.Random(8)
+    r = Rounds(baseline="f32")
+    for i in range(n):
+        r.add(i, "f32", 0.026)
+        r.add(i, "f32" + AA_SUFFIX, 0.026 * math.exp(rng.gauss(0, aa_spread)))
+        r.add(i, "bf16", 0.035 * math.exp(rng.gauss(0, 0.002)))
+        r.add(i, "f16", slow_s * math.exp(rng.gauss(0, 0.1)))
+    r.count = n
+    return r
+
+
+def test_a_costly_slot_far_slower_than_the_baseline_leaves_after_three_rounds() -> None:
+    """2 s float16 steps, 80x slower than the baseline: their question is answered after
+    three rounds, however wide their interval, and they no longer take the rounds the
+    baseline and its A/A pair need; nor does their width keep the scenario going."""
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.02, budget_s=14.0)
+    assert rule.settled(_slow_slot(2, 2.0)) == set()                  # two rounds: not yet
+    three = _slow_slot(3, 2.0)
+    assert three.width("f16") > 0.02 and "f16" in rule.costly(three)
+    assert "f16" in rule.settled(three)
+    ten = _slow_slot(10, 2.0)
+    assert ten.widest() > 0.02 and rule.stop(ten, 1.0) == "ci"       # bf16 and A/A are tight
+    # A claim about it is decided by the same far interval, so it leaves with its claim.
+    claim = RoundRule(min_rounds=10, target_rel_ci=0.02, budget_s=14.0, decide=(("bf16", "f16"),))
+    assert claim.undecided(three) == [] and "f16" in claim.settled(three)
+
+
+def test_a_slot_far_slower_but_cheap_is_not_costly() -> None:
+    """80 ms calls take their ten rounds well within their share of a 14 s budget: they
+    stay until their interval is tight, like any other slot (predict() against model(x))."""
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.02, budget_s=14.0)
+    rounds = _slow_slot(3, 0.08)
+    assert rule.costly(rounds) == set() and "f16" not in rule.settled(rounds)
+    # Nor does a costly slot leave while its interval reaches back within 2x of the baseline.
+    near = _slow_slot(3, 0.04)
+    assert RoundRule(min_rounds=10, budget_s=1.0).costly(near) == set()
+
+
+def test_the_noise_floor_phase_does_not_take_a_costly_slot_as_companion() -> None:
+    rule = RoundRule(min_rounds=10, target_rel_ci=0.02, budget_s=14.0, extend=1.0, aa_extend=0.5)
+    rounds = _slow_slot(12, 2.0, aa_spread=0.3)
+    for count in (12, 13):
+        rounds.count = count
+        left = set(rounds.samples) - rule.settled(rounds, elapsed_s=30.0)
+        assert left == {"f32", "f32" + AA_SUFFIX, "bf16"}
+
+
 def test_aa_noise_is_the_distance_from_one_or_the_ci_halfwidth() -> None:
     r = Rounds(baseline="base")
     for i in range(10):

@@ -20,14 +20,16 @@ Pure Python: no processes, no TensorFlow; the orchestrator drives it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from statistics import median
 
 from ... import stats
 from ...arrival import Arrival, ArrivalRecord, Pattern
 from ...store.record_types import ScenarioStoppedBy
 
 AA_SUFFIX = "#aa"
+FAR_ROUNDS = 3                                          # rounds before a costly slot may leave
 
 
 @dataclass(frozen=True)
@@ -137,13 +139,14 @@ class Rounds:
         r = self.ratio(a, b)
         return float("inf") if r is None else relative_halfwidth(*r)
 
-    def widest(self, pairs: Sequence[tuple[str, str]] = ()) -> float:
-        """The largest relative CI half-width among the speedups over the baseline, the
-        A/A noise floor and the ratios of ``pairs`` (slots compared with each other, such
-        as a topic's negative controls): what the stopping rule tightens."""
+    def widest(self, pairs: Sequence[tuple[str, str]] = (), skip: Collection[str] = ()) -> float:
+        """The largest relative CI half-width among the speedups over the baseline (but
+        those of ``skip``), the A/A noise floor and the ratios of ``pairs`` (slots compared
+        with each other, such as a topic's negative controls): what the stopping rule
+        tightens."""
         worst = 0.0
         for slot in self.samples:
-            if slot != self.baseline:
+            if slot != self.baseline and slot not in skip:
                 worst = max(worst, self.width(slot))
         for a, b in pairs:
             if a in self.samples and b in self.samples:
@@ -178,6 +181,18 @@ class RoundRule:
     cases over 1 ms missed +-5%: two had spent the budget (24 and 53 rounds of 20-140 ms
     calls) and one A/A slot had settled on its 2% CI while its ratio stood at 1.05; an
     A/A round costs two of the baseline's blocks, a full round up to 25 blocks.
+
+    **Costly slots.** A slot whose single call costs more than its share of the budget
+    (``min_rounds`` of its calls would take longer than ``budget_s`` split over the
+    scenario's slots) and whose speedup lies wholly beyond ``far`` (below 1/``far`` or
+    above it) leaves once it has ``FAR_ROUNDS`` rounds with the baseline and its claims
+    are decided, whatever its interval's width; nor does its width keep the scenario
+    going, nor is it a companion in the noise-floor phase. Its question is answered (2-3
+    s float16 training steps on a CPU with no float16 kernels, 80x slower than float32),
+    and every round it stays in is a round the others cannot take: under TF 2.12-2.15
+    the float16 slots of mixed_precision's history training scenario took 4-5 s of
+    each round, the scenario stopped after 10-12 rounds, and its float32 baseline's A/A
+    pair ended at +-21% to +-90%.
 
     ``tighten`` names pairs of slots compared with each other rather than with the
     baseline (a topic's negative controls: ``threads=2`` against the default on a 2-core
@@ -215,6 +230,22 @@ class RoundRule:
     extend: float = 1.0                                 # extra budget, in multiples of budget_s
     aa_extend: float = 0.5                              # then, for the noise floor alone
     processes: int = 1                                  # worker processes per settings group
+    far: float = 2.0                                    # a costly slot beyond this speedup has answered
+
+    def costly(self, rounds: Rounds) -> set[str]:
+        """Slots whose single call costs more than their share of the budget and whose
+        speedup over the baseline lies wholly beyond ``far``, from ``FAR_ROUNDS`` rounds
+        with the baseline on (see the class docstring)."""
+        share = self.budget_s / max(1, len(rounds.samples))
+        out = set()
+        for slot, samples in rounds.samples.items():
+            if not samples or slot in (rounds.baseline, rounds.aa) or median(samples.values()) * self.min_rounds <= share:
+                continue
+            a, _ = rounds.paired(rounds.baseline, slot)
+            r = rounds.ratio(rounds.baseline, slot) if len(a) >= FAR_ROUNDS else None
+            if r is not None and (r[2] < 1.0 / self.far or r[1] > self.far):
+                out.add(slot)
+        return out
 
     def undecided(self, rounds: Rounds) -> list[tuple[str, str]]:
         noise = rounds.aa_noise() or 0.0
@@ -243,12 +274,15 @@ class RoundRule:
         leave the rounds, so the budget goes to the slots that are still wide (in a
         scenario that mixes a 0.1 ms call with a 50 ms ``predict``, the slow slot no longer
         waits for rounds it does not need, nor the fast one for the slow). The baseline
-        never settles: every later ratio needs it in the same round. In the noise-floor
-        phase every slot but the baseline, its A/A slot and this round's companion is
-        settled."""
+        never settles: every later ratio needs it in the same round. A costly slot that has
+        answered (:meth:`costly`) settles whatever its width. In the noise-floor phase
+        every slot but the baseline, its A/A slot and this round's companion (a slot that
+        is not costly, where there is one) is settled."""
         phase = self.phase(elapsed_s)
+        costly = self.costly(rounds)
         if phase == "noise":
             others = sorted(s for s in rounds.samples if s not in (rounds.baseline, rounds.aa))
+            others = [s for s in others if s not in costly] or others
             keep = {rounds.baseline, rounds.aa}
             if others:
                 keep.add(others[rounds.count % len(others)])
@@ -263,7 +297,7 @@ class RoundRule:
             if slot == rounds.baseline or slot in open_claims or slot in wide_pairs:
                 continue
             a, _ = rounds.paired(rounds.baseline, slot)
-            if len(a) >= self.min_rounds and rounds.width(slot) <= target:
+            if slot in costly or (len(a) >= self.min_rounds and rounds.width(slot) <= target):
                 out.add(slot)
         return out
 
@@ -278,7 +312,7 @@ class RoundRule:
         if phase == "noise":
             spent = elapsed_s >= self.budget_s * (1.0 + self.extend + self.aa_extend)
             return "budget" if spent or not self.aa_open(rounds) else None
-        widest = rounds.widest(self.tighten)
+        widest = rounds.widest(self.tighten, skip=self.costly(rounds))
         if phase == "extend":
             return "budget" if widest <= self.publish_ci else None
         if widest <= self.target_rel_ci and not self.undecided(rounds):
