@@ -188,7 +188,7 @@ class RoundRule:
     above it) leaves once it has ``FAR_ROUNDS`` rounds with the baseline and its claims
     are decided, whatever its interval's width; nor does its width keep the scenario
     going, nor is it a companion in the noise-floor phase. Its question is answered (2-3
-    s float16 training steps on a CPU with no float16 kernels, 80x slower than float32),
+    s float16 training steps on a CPU with no float16 kernels, 45-80x slower than float32),
     and every round it stays in is a round the others cannot take: under TF 2.12-2.15
     the float16 slots of mixed_precision's history training scenario took 4-5 s of
     each round, and the scenario stopped after 10-12 rounds. With this rule the same
