@@ -194,8 +194,11 @@ class RoundRule:
     each round, and the scenario stopped after 10-12 rounds. With this rule the same
     scenarios (2x budget) gave the baseline 19-32 rounds; their A/A floor stayed wide in
     three of four releases (22%, 47%, 38%; before 71%, 91%, 21%) because the float32 step
-    itself takes twice its time in 16-43% of those releases' calls, and a block of one
-    30 ms call carries that into the ratio: a question of block length, not rounds.
+    itself takes twice its time in 16-43% of those releases' calls. Longer blocks do not
+    mend that: with ``min_sample_s`` 0.2 s instead of 0.02 s (eight steps a block, same
+    budget) the scenario ran the 10 rounds of ``min_samples`` and its A/A floor was
+    14-22% under TF 2.12-2.15, against 5-42% (median 9%) with one-step blocks measured
+    beside it, and the inference scenario's went from 3-4% to 5%; the shorter blocks stay.
 
     ``tighten`` names pairs of slots compared with each other rather than with the
     baseline (a topic's negative controls: ``threads=2`` against the default on a 2-core
