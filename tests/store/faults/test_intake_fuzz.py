@@ -11,6 +11,7 @@ examples is ``TFPERF_FUZZ_EXAMPLES`` (default 1500); a longer run:
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
@@ -159,3 +160,41 @@ def test_merging_a_mutated_file_never_changes_or_loses_stored_data(tmp_path_fact
         after = store.load(stored)
         for kind in LIST_KEYS:
             assert all(r in after[kind] for r in VALID[kind])
+
+
+# The check's module (tfperf.store.validate; the package's ``validate`` is its function).
+CHECK = importlib.import_module("tfperf.store.validate")
+
+
+def test_the_fast_schema_check_is_used_and_refuses_a_bad_record() -> None:
+    """fastjsonschema (declared in the site extra) gives the check its quick yes; a record
+    it refuses is still described by jsonschema, field by field."""
+    assert CHECK._fast_validators() is not None, "fastjsonschema is not installed: the check runs at jsonschema's speed"
+    result = json.loads(json.dumps(VALID["results"][0]))
+    assert CHECK._passes("results", result)
+    result["timing"]["summary"]["median"] = "fast"
+    assert not CHECK._passes("results", result)
+    doc = json.loads(VALID_TEXT)
+    doc["results"][0] = result
+    assert ("results[0].timing.summary.median", "expected number, got string") in CHECK.problems(doc)
+
+
+@FUZZ
+@given(data=mutated())
+def test_the_fast_schema_check_never_passes_what_jsonschema_refuses(data: bytes) -> None:
+    """Whatever a mutation does to the document or one of its records, the fast check's yes
+    (:func:`tfperf.store.validate._passes`) is only given where jsonschema finds no error:
+    it may refuse more (jsonschema then decides), never less."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):   # not JSON, or nested past Python's limit: refused before any check
+        return
+    if not isinstance(doc, dict):
+        return
+    slow = CHECK._validators()
+    parts = [("", doc)] + [(key, r) for key in CHECK.RECORD_DEFS
+                           for r in (doc[key] if isinstance(doc.get(key), list) else [])]
+    for key, value in parts:
+        if CHECK._passes(key, value):
+            errors = [e.message for e in slow[key].iter_errors(value)]
+            assert not errors, f"{key or 'the document'}: fastjsonschema passed what jsonschema refuses: {errors[:3]}"
