@@ -20,7 +20,7 @@ arrivals at 30% and 70% of the back-to-back throughput.
    A pattern matches when that CI lies within ±5% of 1 or contains 1 (the same, or not
    told apart from it); the script names the closest that matches, or says none does.
 
-``--quick``: the tiny model, 2 rounds of 1 pyperf process and short harness blocks, a
+``--quick``: the tiny model, 2 rounds of 1 pyperf process (16 loops, no calibration) and short harness blocks, a
 smoke test of the whole path (its figures mean nothing). The full run takes 6-8 minutes
 on a 2-core runner; run it with nothing else on the machine.
 
@@ -61,19 +61,21 @@ PYPERF_PROCESSES = 20         # pyperf timeit's default, spread over the rounds
 
 class Plan(NamedTuple):
     """What one run measures: the model, the rounds, pyperf's processes a round and the
-    harness's budget per pattern (a scenario per pattern in each round)."""
+    harness's budget per pattern (a scenario per pattern in each round); ``loops``: pyperf's
+    calls per value, or 0 for its own calibration (a process of its own, TensorFlow and all)."""
 
     model: str
     rounds: int
     processes: int
     budget: dict[str, float]
+    loops: int = 0
 
 
 FULL = Plan("medium", 4, PYPERF_PROCESSES // 4,
             {"min_samples": 15, "max_samples": 200, "target_rel_ci": 0.01, "budget_s": 3.0, "warmup_s": 0.3,
              "min_sample_s": 0.02})
 QUICK = Plan("tiny", 2, 1, {"min_samples": 3, "max_samples": 10, "target_rel_ci": 0.5, "budget_s": 0.2,
-                           "warmup_s": 0.05, "min_sample_s": 0.01})
+                           "warmup_s": 0.05, "min_sample_s": 0.01}, loops=16)
 
 
 def params(plan: Plan) -> dict[str, Any]:
@@ -119,6 +121,7 @@ def run_pyperf(work: Path, plan: Plan, round_: int) -> dict[str, Any]:
     out = work / f"pyperf-{round_}.json"
     env = {**os.environ, "TF_USE_LEGACY_KERAS": "0", "TF_CPP_MIN_LOG_LEVEL": "2"}
     cmd = [sys.executable, "-m", "pyperf", "timeit", "--quiet", "--processes", str(plan.processes),
+           *(["--loops", str(plan.loops)] if plan.loops else []),
            "--inherit-environ", "TF_USE_LEGACY_KERAS,TF_CPP_MIN_LOG_LEVEL", "-o", str(out),
            "-s", SETUP.format(snippets=str(work / "snippets"), params=params(plan)), STMT]
     t0 = time.monotonic()
