@@ -10,6 +10,7 @@ import os
 import random
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -53,31 +54,39 @@ def check_partition(cases: list[Case], count: int) -> list[list[Case]]:
 
 # ---------------------------------------------------------------- the real topics
 
-def real_case_lists() -> list[tuple[str, list[Case]]]:
-    out = []
-    if not SNIPPETS.is_dir():
-        return out
-    for topic in discover(SNIPPETS):
-        for profile in topic.profiles:
-            for cores in (2, 4):   # "1..cores" settings expand differently per runner
-                out.append((f"{topic.name}:{profile}:{cores}cores", expand(topic, profile, cores=cores)))
-    return out
+@cache
+def _topics() -> dict[str, Topic]:
+    return {t.name: t for t in discover(SNIPPETS)} if SNIPPETS.is_dir() else {}
+
+
+def real_case_lists() -> list[str]:
+    """'topic:profile:Ncores' of every topic, profile and runner size: "1..cores" settings
+    expand differently per runner. The cases themselves are expanded by the test that takes
+    them (:func:`real_cases`), not at collection, which every pytest worker repeats."""
+    return [f"{topic.name}:{profile}:{cores}cores" for topic in _topics().values()
+            for profile in topic.profiles for cores in (2, 4)]
+
+
+@cache
+def real_cases(name: str) -> list[Case]:
+    topic, profile, cores = name.split(":")
+    return expand(_topics()[topic], profile, cores=int(cores.removesuffix("cores")))
 
 
 REAL = real_case_lists()
 
 
 @pytest.mark.skipif(not REAL, reason="no topic YAML in snippets/ yet")
-@pytest.mark.parametrize("name,cases", REAL, ids=[n for n, _ in REAL])
+@pytest.mark.parametrize("name", REAL)
 @pytest.mark.parametrize("count", COUNTS)
-def test_real_topics_partition(name: str, cases: list[Case], count: int) -> None:
-    check_partition(cases, count)
+def test_real_topics_partition(name: str, count: int) -> None:
+    check_partition(real_cases(name), count)
 
 
 @pytest.mark.skipif(not REAL, reason="no topic YAML in snippets/ yet")
 def test_all_real_topics_together_partition() -> None:
     """CI shards the case list of every topic at once (tfperf run without --topic)."""
-    cases = [c for name, cs in REAL if name.endswith(":2cores") and ":full:" in name for c in cs]
+    cases = [c for name in REAL if name.endswith(":2cores") and ":full:" in name for c in real_cases(name)]
     for count in (2, 3, 4):
         shards = check_partition(cases, count)
         if len({slot(c) for c in cases}) >= 4 * count:
