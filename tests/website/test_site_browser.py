@@ -129,7 +129,7 @@ AXE_RUN = ("async () => (await axe.run(document, {resultTypes: ['violations'], r
 AXE_RUN_IN = ("async (inc) => (await axe.run({include: inc.map(s => [s])}, {resultTypes: ['violations'], "
               "rules: {'target-size': {enabled: true}}}))"
               ".violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
-CHROME = [".md-header", ".md-tabs", ".md-sidebar", ".md-footer"]       # the page around its content
+CHROME = [".md-header", ".md-sidebar", ".md-footer"]       # the page around its content
 # What a drawn chart shows in words: its name for a screen reader, its text, the choices above it.
 CHART_WORDS = """() => [...document.querySelectorAll('[data-tfperf-chart]')].flatMap(el => [
     el.getAttribute('aria-label') || '',
