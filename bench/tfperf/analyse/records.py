@@ -272,6 +272,10 @@ class Runner:
     # Interleave (scenario) id -> the multiple of its profile's time budget it was given
     # (`tfperf run --budget-scale`), for the scenarios that had one other than 1.
     budget_scales: dict[str, float] = field(default_factory=dict)
+    # latest_environment's answer and the number of environments it was read from: they
+    # are only ever added (an environment's id is the digest of its record, so an id names
+    # one record), and the pages ask for it thousands of times.
+    _latest: tuple[int, Environment | None] = field(default=(0, None), init=False, repr=False, compare=False)
 
     def scaled_scenarios(self, interleaves: Iterable[str]) -> tuple[int, Counter[float]]:
         """Of ``interleaves`` (the scenarios a page publishes for this runner): how many there
@@ -284,8 +288,11 @@ class Runner:
         history run of TF 2.12 after the full run of 2.21 does not make the runner "2.12")."""
         if not self.environments:
             return None
-        return max(self.environments.values(),
-                   key=lambda e: (release_key(tf_version({}, e)), str(e.get("time", ""))))
+        if self._latest[0] != len(self.environments):
+            self._latest = (len(self.environments),
+                            max(self.environments.values(),
+                                key=lambda e: (release_key(tf_version({}, e)), str(e.get("time", "")))))
+        return self._latest[1]
 
     def versions_in_use(self) -> dict[str, list[str]]:
         """Every version of each package recorded by the worker processes of the newest

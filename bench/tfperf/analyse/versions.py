@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..store.record_types import Environment
@@ -53,10 +54,12 @@ def tf_version(key: Mapping[str, object], env: Environment | None) -> str:
     return str(v) if v else "?"
 
 
+@lru_cache(maxsize=4096)
 def release_key(version: str) -> tuple[Any, ...]:
     """A sort key that orders releases numerically: "2.9.3" < "2.12.1" < "2.16.0rc1" <
     "2.16.0" < "2.16.1" < any development build (ordered by its date). A leading label
-    ("TF 2.12.1") is skipped; a string without a number ("?") sorts first."""
+    ("TF 2.12.1") is skipped; a string without a number ("?") sorts first. Remembered per
+    string: a site build sorts by it over a million times, and the releases are a dozen."""
     date = build_date(version)
     if date is not None:
         return ((1 << 30,), 0, date)           # after every release: the next release, not yet out
