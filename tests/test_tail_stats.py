@@ -107,3 +107,24 @@ def test_the_tail_speedup_is_reproducible_and_checks_its_input() -> None:
         stats.paired_quantile_ratio(a, b[:-1], 0.99)
     with pytest.raises(ValueError):
         stats.paired_quantile_ratio([], [], 0.99)
+
+
+@pytest.mark.parametrize("q", [0.0, 0.37, 0.5, 0.9, 0.99, 1.0])
+def test_the_pooled_quantiles_are_numpys_to_the_last_bit(q: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bootstrap's quantiles, found by rank, are what ``np.quantile`` gives each row's
+    pooled requests, bit for bit: rounds of one length and ragged ones, ties (latencies
+    rounded to a few digits), one round, one request; and so is the direct way taken when
+    the table of running counts would be too large."""
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n_rounds, size = int(rng.integers(1, 35)), int(rng.integers(1, 55))
+        lengths = [size if trial % 3 else int(rng.integers(1, 55)) for _ in range(n_rounds)]
+        digits = int(rng.integers(1, 4)) if trial % 2 else 12
+        rounds = [np.round(rng.lognormal(0.0, 0.3, n), digits) for n in lengths]
+        picks = rng.integers(0, n_rounds, size=(int(rng.integers(1, 200)), n_rounds))
+        want = np.array([np.quantile(np.concatenate([rounds[i] for i in row]), q) for row in picks])
+        assert np.array_equal(stats._pooled_quantiles(rounds, picks, q), want), (trial, q)
+        if trial % 10 == 0:
+            monkeypatch.setattr(stats, "RANK_TABLE_LIMIT", 0)
+            assert np.array_equal(stats._pooled_quantiles(rounds, picks, q), want), (trial, q, "direct")
+            monkeypatch.undo()

@@ -313,15 +313,49 @@ def paired_quantile_ratio(baseline: Sequence[Sequence[float]], candidate: Sequen
     return point, float(np.quantile(ratios, tail_p)), float(np.quantile(ratios, 1.0 - tail_p))
 
 
+RANK_TABLE_LIMIT = 8_000_000    # entries of _pooled_quantiles' table of running counts (int64)
+
+
 def _pooled_quantiles(rounds: Sequence[np.ndarray], picks: np.ndarray, q: float) -> np.ndarray:
-    """The ``q`` quantile of the requests of the rounds each row of ``picks`` names."""
-    if len({r.size for r in rounds}) == 1:           # as the harness stores them: one array, in chunks
-        table = np.stack(rounds)
-        per = max(1, 1_000_000 // table.size)
-        parts = [np.quantile(table[picks[i:i + per]].reshape(len(picks[i:i + per]), -1), q, axis=1)
-                 for i in range(0, len(picks), per)]
-        return np.concatenate(parts)
-    return np.array([np.quantile(np.concatenate([rounds[i] for i in row]), q) for row in picks])
+    """The ``q`` quantile of the requests of the rounds each row of ``picks`` names: the
+    numbers ``np.quantile`` gives (its "linear" method), found by rank rather than by pooling
+    and partitioning each row (15x quicker on 30 rounds of 50 requests; a site build takes
+    hundreds of these bootstraps).
+
+    Every request is sorted once. A row's pooled sample is those requests, each as many times
+    as its round was picked, so its k-th smallest is the first request in that order where
+    the picked rounds' running counts reach k + 1: a binary search per row, all rows at once,
+    over ``running[r, i]``, the requests of round r among the i smallest. The two requests
+    either side of the quantile's position are interpolated as ``np.quantile`` does."""
+    sizes = np.array([r.size for r in rounds], dtype=np.int64)
+    if len(rounds) * (int(sizes.sum()) + 1) > RANK_TABLE_LIMIT:
+        return np.array([np.quantile(np.concatenate([rounds[i] for i in row]), q) for row in picks])
+    values = np.concatenate(rounds)
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    running = np.zeros((len(rounds), ranked.size + 1), dtype=np.int64)
+    running[np.repeat(np.arange(len(rounds)), sizes)[order], np.arange(1, ranked.size + 1)] = 1
+    np.cumsum(running, axis=1, out=running)
+    rows = len(picks)
+    counts = np.bincount((picks + np.arange(rows)[:, None] * len(rounds)).ravel(),
+                         minlength=rows * len(rounds)).reshape(rows, len(rounds))
+    pooled = counts @ sizes
+    position = (pooled - 1) * q                # where np.quantile's "linear" method looks
+    below = np.minimum(np.floor(position), pooled - 1).astype(np.int64)
+
+    def kth(k: np.ndarray) -> np.ndarray:
+        lo, hi = np.zeros(rows, dtype=np.int64), np.full(rows, ranked.size - 1, dtype=np.int64)
+        while (lo < hi).any():
+            mid = (lo + hi) // 2
+            reached = np.einsum("br,rb->b", counts, running[:, mid + 1]) >= k + 1
+            lo, hi = np.where(reached, lo, mid + 1), np.where(reached, mid, hi)
+        found: np.ndarray = ranked[lo]
+        return found
+
+    a, b = kth(below), kth(np.minimum(below + 1, pooled - 1))
+    t = np.where(position >= pooled - 1, 0.0, position - np.floor(position))
+    quantiles: np.ndarray = np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)    # numpy's _lerp, exactly
+    return quantiles
 
 
 # What one comparison found: the rule of the guide's vocabulary (analyse/judge/effects.py words
