@@ -246,10 +246,11 @@ def finished(chart: Any, params: list[Any] | None, title: str | None, legend: di
     chart without dropdowns), ``title``, and the common look; the ``legend`` below it."""
     if params is not None:
         chart = chart.add_params(*params)
-    if title:
-        chart = chart.properties(title=title)
-    chart = (chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=12)
-             .configure_legend(**legend))
+    # Title and look in one call: each ``properties``/``configure_*`` call deep-copies the
+    # whole chart (three configure calls were a tenth of a site build's chart time).
+    look = alt.Config(view=alt.ViewConfig(stroke=None), axis=alt.AxisConfig(labelFontSize=11, titleFontSize=12),
+                      legend=alt.LegendConfig(**legend))
+    chart = chart.properties(title=title, config=look) if title else chart.properties(config=look)
     spec: dict[str, Any] = chart.to_dict(validate=False)   # without the rows; rows added below
     shape = _shape(spec)
     if shape not in _VALIDATED:
