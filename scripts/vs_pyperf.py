@@ -20,8 +20,8 @@ arrivals at 30% and 70% of the back-to-back throughput.
    A pattern matches when that CI lies within ±5% of 1 or contains 1 (the same, or not
    told apart from it); the script names the closest that matches, or says none does.
 
-``--quick``: the tiny model, 2 rounds of 1 pyperf process (16 loops, no calibration) and short harness blocks, a
-smoke test of the whole path (its figures mean nothing). The full run takes 6-8 minutes
+``--quick``: the tiny model, 2 rounds (or ``--rounds``) of 1 pyperf process (16 loops, no calibration) and short
+harness blocks, a smoke test of the whole path (its figures mean nothing; the test suite runs one round). The full run takes 6-8 minutes
 on a 2-core runner; run it with nothing else on the machine.
 
 Usage: .venv/bin/python scripts/vs_pyperf.py [--rounds N] [--quick] [--json OUT]
@@ -207,13 +207,16 @@ def measure(plan: Plan) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=FULL.rounds, help="rounds of both tools (pyperf: 20 processes in all)")
-    ap.add_argument("--quick", action="store_true", help="a smoke test: the tiny model, 2 short rounds")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help=f"rounds of both tools (default {FULL.rounds}, pyperf: 20 processes in all; --quick: {QUICK.rounds})")
+    ap.add_argument("--quick", action="store_true", help="a smoke test: the tiny model, short rounds")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
-    if not args.quick and not 1 <= args.rounds <= PYPERF_PROCESSES:
-        ap.error(f"--rounds: between 1 and {PYPERF_PROCESSES}, got {args.rounds}")
-    plan = QUICK if args.quick else Plan(FULL.model, args.rounds, max(1, PYPERF_PROCESSES // args.rounds), FULL.budget)
+    rounds = args.rounds if args.rounds is not None else (QUICK if args.quick else FULL).rounds
+    if not 1 <= rounds <= PYPERF_PROCESSES:
+        ap.error(f"--rounds: between 1 and {PYPERF_PROCESSES}, got {rounds}")
+    plan = (QUICK._replace(rounds=rounds) if args.quick
+            else Plan(FULL.model, rounds, max(1, PYPERF_PROCESSES // rounds), FULL.budget))
     got = measure(plan)
     lines, ok = target(got["pyperf"], got["walls"]["pyperf"], got["patterns"]["back_to_back"],
                        got["walls"]["tfperf"])

@@ -9,6 +9,7 @@ A tool missing from the venv fails the test (a skip would let CI pass unchecked)
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,8 @@ def test_ruff_finds_nothing_in_the_package_tests_scripts_and_snippets() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_mypy_strict_finds_nothing_in_the_package(tmp_path: Path) -> None:
-    done = _run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path), "-p", "tfperf")
+def test_mypy_strict_finds_nothing_in_the_package() -> None:
+    """Without a cache: one run checks everything anyway, and writing the cache cost ~8 s of 47."""
+    done = _run("mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", os.devnull, "-p", "tfperf")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success" in done.stdout

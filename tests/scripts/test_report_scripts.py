@@ -105,20 +105,45 @@ def test_vs_pyperf_names_the_pattern_pyperfs_median_matches() -> None:
 
 @pytest.mark.tf
 def test_vs_pyperf_quick_runs_both_tools_and_every_pattern(tmp_path: Path) -> None:
-    """--quick, the tiny model: pyperf and the harness measure in the same rounds and the
-    output names a match (or none) among the four patterns. Minutes, real TensorFlow."""
+    """--quick, the tiny model, one round (the order of several rounds: the next test): pyperf
+    and the harness both measure and the output names a match (or none) among the four
+    patterns. A minute, real TensorFlow: each pattern's scenario starts its own workers."""
     import subprocess
     import sys
     pytest.importorskip("pyperf")
     out = tmp_path / "vs.json"
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "vs_pyperf.py"), "--quick", "--json", str(out)],
-                          check=False, capture_output=True, text=True, timeout=900)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "vs_pyperf.py"), "--quick", "--rounds", "1",
+                           "--json", str(out)], check=False, capture_output=True, text=True, timeout=900)
     assert done.returncode in (0, 1), done.stderr[-2000:]
     got = json.loads(out.read_text())
-    assert len(got["pyperf"]) == 2 and all(got["pyperf"])
+    assert len(got["pyperf"]) == 1 and all(got["pyperf"])
     assert set(got["patterns"]) == {"back_to_back", "idle-10ms", "poisson-0.3", "poisson-0.7"}
-    assert all(len(r) == 2 and all(r) for r in got["patterns"].values())
+    assert all(len(r) == 1 and all(r) for r in got["patterns"].values())
     assert got["lines"][-1].startswith("pyperf's median matches")
+
+
+def test_vs_pyperf_takes_turns_and_keeps_each_rounds_values_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rounds of both tools, without TensorFlow: pyperf first in the even rounds, the
+    harness first in the odd ones; each round's values land in that round's place, for
+    pyperf and for every pattern, and the wall times add up."""
+    vs = _script("vs_pyperf")
+    calls: list[tuple[str, int]] = []
+
+    def run_pyperf(work: Path, plan: object, round_: int) -> dict[str, object]:
+        calls.append(("pyperf", round_))
+        return {"values": [float(round_)], "wall_s": 1.0}
+
+    def run_tfperf(work: Path, plan: object, round_: int) -> dict[str, object]:
+        calls.append(("tfperf", round_))
+        return {"values": {a: [10.0 + round_] for a in vs.PATTERNS if a != "poisson-0.7"}, "wall_s": 0.25}
+
+    monkeypatch.setattr(vs, "run_pyperf", run_pyperf)
+    monkeypatch.setattr(vs, "run_tfperf", run_tfperf)
+    got = vs.measure(vs.QUICK._replace(rounds=3))
+    assert calls == [("pyperf", 0), ("tfperf", 0), ("tfperf", 1), ("pyperf", 1), ("pyperf", 2), ("tfperf", 2)]
+    assert got["pyperf"] == [[0.0], [1.0], [2.0]]
+    assert got["patterns"]["back_to_back"] == [[10.0], [11.0], [12.0]] and got["patterns"]["poisson-0.7"] == [[], [], []]
+    assert got["walls"] == {"pyperf": 3.0, "tfperf": 0.75}
 
 
 # -- process_variance: the between-process part of a speedup's uncertainty --
