@@ -56,8 +56,8 @@ def source_hashes(source: bytes, path: Path, variants: Mapping[str, Mapping[str,
                  for k in ("fn", "setup")}
         digest = hashlib.sha256(SCHEME.encode())
         try:
-            for node in module.reached(roots):
-                digest.update(ast.dump(_without_docstrings(node), include_attributes=False).encode())
+            for i in module.reached(roots):
+                digest.update(module.dumped(i))
         except RecursionError:                  # parsed, yet nested too deep to walk
             raise CaseGridError(str(path), "(file)", "the snippet nests too deeply to be read") from None
         digest.update(json.dumps({"variant": vdef, "reference": variants[reference], "reference_name": reference,
@@ -74,6 +74,8 @@ class _Module:
         self.body = [s for s in tree.body if not _is_docstring(s) and not _is_main_block(s)]
         self.named: dict[str, list[int]] = {}         # top-level name -> indexes of the statements binding it
         self.always: set[int] = set()
+        self._names: dict[int, set[str]] = {}
+        self._dumps: dict[int, bytes] = {}
         for i, stmt in enumerate(self.body):
             names = _binds(stmt)
             for n in names:
@@ -82,19 +84,33 @@ class _Module:
                     isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _calls(stmt)):
                 self.always.add(i)
 
-    def reached(self, roots: Iterable[str]) -> list[ast.stmt]:
-        """The statements the roots reach, in source order; a root that is not defined is
-        left for the worker to report when it runs the case."""
+    def reached(self, roots: Iterable[str]) -> list[int]:
+        """The indexes of the statements the roots reach, in source order; a root that is
+        not defined is left for the worker to report when it runs the case."""
         seen = set(self.always)
         todo = [i for r in roots for i in self.named.get(r, [])] + sorted(self.always)
         while todo:
             i = todo.pop()
             seen.add(i)
-            used = _names_used(self.body[i])
+            used = self._used(i)
             if used & OPAQUE:
-                return list(self.body)
+                return list(range(len(self.body)))
             todo += [j for n in used for j in self.named.get(n, []) if j not in seen]
-        return [self.body[i] for i in sorted(seen)]
+        return sorted(seen)
+
+    # What the variants share (the reference's code, helpers, imports) is read once per
+    # snippet, not once per variant: copying and dumping each statement again for every
+    # variant was most of loading a topic.
+    def _used(self, i: int) -> set[str]:
+        if i not in self._names:
+            self._names[i] = _names_used(self.body[i])
+        return self._names[i]
+
+    def dumped(self, i: int) -> bytes:
+        """Statement ``i``'s syntax tree without docstrings, as the hash takes it."""
+        if i not in self._dumps:
+            self._dumps[i] = ast.dump(_without_docstrings(self.body[i]), include_attributes=False).encode()
+        return self._dumps[i]
 
 
 def _binds(stmt: ast.stmt) -> set[str]:
