@@ -25,9 +25,10 @@ import secrets
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .. import __version__
 from ..errors import ResultsFileError, ResultsWriteError, TfperfError
@@ -45,8 +46,12 @@ MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 32
 MAX_INT_DIGITS = 18          # every integer of the schema fits in 64 bits
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# A JSON string (the loop unrolled: twice as quick as one alternation per character), or a
+# run of text that is neither a string nor a bracket: what nesting_depth removes.
+_NOT_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^\[\]{}"]+', re.DOTALL)
+_STEP = np.zeros(256, dtype=np.int64)       # byte -> how it moves the depth
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
 
 
 class _HugeInt(ValueError):
@@ -63,8 +68,10 @@ def nesting_depth(text: str) -> int:
     """How deep arrays and objects nest in JSON text, found without parsing it (brackets
     inside strings do not count), so that a hostile file never reaches the recursive
     parser."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
+    left = _NOT_NESTING.sub("", text)          # brackets, and the quote of a string never closed
+    steps = _STEP[np.frombuffer(left.encode("utf-8"), dtype=np.uint8)]
+    steps = steps[steps != 0]
+    return int(np.cumsum(steps).max()) if steps.size else 0
 
 
 class _DuplicateKey(ValueError):

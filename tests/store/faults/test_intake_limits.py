@@ -153,3 +153,33 @@ def test_any_other_exception_while_checking_a_file_names_the_file(tmp_path: Path
         raise KeyError("environments")
     monkeypatch.setattr(files, "migrate", broken)
     _reject(tmp_path, VALID, "(file)", "could not be checked (KeyError")
+
+
+
+def test_nesting_depth_is_the_running_count_of_brackets_outside_strings() -> None:
+    """The quick count (a regular expression and numpy) against a plain reading, character by
+    character, of random text of quotes, escapes, brackets and other characters, well formed
+    or not: a quote never closed is plain text; a closing bracket first goes below zero."""
+    import random
+
+    def plain(text: str) -> int:
+        i, depth, deepest, seen = 0, 0, 0, False
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                j = i + 1
+                while j < len(text) and text[j] != '"':
+                    j += 2 if text[j] == "\\" else 1
+                if j < len(text):             # a string: skipped whole
+                    i = j + 1
+                    continue
+            elif c in "[{]}":
+                depth += 1 if c in "[{" else -1
+                deepest, seen = (max(deepest, depth) if seen else depth), True
+            i += 1
+        return deepest if seen else 0
+
+    rng = random.Random(5)
+    for _ in range(20000):
+        text = "".join(rng.choice('"\\[]{}a é\n,:') for _ in range(rng.randint(0, 30)))
+        assert files.nesting_depth(text) == plain(text), text
