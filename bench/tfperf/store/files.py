@@ -79,11 +79,13 @@ class _DuplicateKey(ValueError):
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _DuplicateKey(k)
-        out[k] = v
+    out: dict[str, object] = dict(pairs)      # in C; a key seen twice makes it shorter
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
     return out
 
 
