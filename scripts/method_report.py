@@ -24,7 +24,8 @@ Prints, for one runner and profile:
      often the second run's value lies inside the first run's interval, and how much the
      speedups move between runs against what the two intervals explain, topic by topic;
      and each run's finding by the pages' rule: of the clear ones, how many the other run
-     repeated (target: >= 90%) and contradicted (target: <= 1%);
+     repeated (target: >= 90%) and contradicted (target: <= 1%); and how much longer the
+     second run's host took on the host probe, where both runs timed it;
   7. with --again (or --again-runner): speedups of the same cases in two runs, or on two
      runners (target: >= 90% within ±10%), and claim verdicts that went from holds to
      refuted or back (target: none).
@@ -225,6 +226,9 @@ def hygiene(doc_scenarios: list[dict[str, Any]]) -> list[str]:
              f"stopped by: {dict(sorted(Counter(s['stopped_by'] for s in doc_scenarios).items()))}"),
              "cost: " + ", ".join(f"{t} {v / 60:.1f} min" for t, v in sorted(by_topic.items()))
              + f"; total {sum(by_topic.values()) / 60:.1f} min"]
+    probes = [p for s in doc_scenarios for p in (s["before"].get("probe_ms"), s["after"].get("probe_ms")) if p]
+    lines.append(f"host probe: median {statistics.median(probes):.2f} ms, range {min(probes):.2f}-{max(probes):.2f} ms "
+                 f"({len(probes)} probes)" if probes else "host probe: not recorded (scenarios measured before it)")
     return lines
 
 
@@ -275,6 +279,7 @@ def twice(ds: Dataset) -> tuple[list[str], bool]:
     lines += [f"  {topic}: {line(RunnerRepeats(rr.runner, tuple(ps)))}" for topic, ps in sorted(by_topic.items())]
     w = rr.largest
     lines.append(f"  largest change: {w.later.case_id} ({w.later.version}) {w.before.point:.3f} -> {w.after.point:.3f}")
+    lines.append("  " + host_line(rr))
     contra = [p for p in rr.pairs if p.contradicted]
     lines.append(f"  findings (each run judged by the pages' rule): of {rr.clear} clear ones (faster, slower, the same), "
                  f"the other run repeated {rr.repeated} ({_pct(rr.repeated / rr.clear if rr.clear else None)}; "
@@ -283,6 +288,15 @@ def twice(ds: Dataset) -> tuple[list[str], bool]:
               f"({p.before.point:.3f} -> {p.after.point:.3f})" for p in contra[:10]]
     good = rr.clear > 0 and rr.repeated >= 0.9 * rr.clear and rr.contradicted <= 0.01 * rr.clear
     return lines, share >= 0.9 and good
+
+
+def host_line(rr: RunnerRepeats) -> str:
+    """How much longer the second runs' hosts took on the host probe than the first runs'."""
+    ratios, runs = rr.host_ratios, rr.scenarios
+    if not ratios:
+        return f"host probe (second run over first): not recorded in both runs of any of the {runs} scenarios"
+    return (f"host probe (second run over first, per scenario): median {statistics.median(ratios):.2f}x, "
+            f"range {min(ratios):.2f}x-{max(ratios):.2f}x, {len(ratios)} of {runs} scenarios recorded it in both runs")
 
 
 def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:

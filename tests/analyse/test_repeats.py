@@ -159,6 +159,52 @@ def test_the_table_gives_each_runner_its_agreement_and_largest_change(designed: 
     assert "fixture-b" in once and "fixture-a" not in once     # the runner with one run is named
 
 
+def _scenario_record(run: int, batch: int, probe_ms: tuple[float | None, float | None]) -> dict[str, Any]:
+    """The scenario record of run ``run`` at ``batch``, its host probe ``probe_ms`` (before, after)."""
+    topic = valid_doc()["results"][0]["topic"]
+    return {"id": RUN_IDS[run], "topic": topic, "params": {"batch": batch, "model": "tiny"}, "runner": "fixture-a",
+            "baseline": f"{topic}/batch={batch},model=tiny/keras=3/model_call", "cases": [], "rounds": ROUNDS,
+            "stopped_by": "budget", "seconds": 10.0, "loaded": False, "time": TIMES[run],
+            "before": {"load": None, "governor": None, "freq_mhz": None, "probe_ms": probe_ms[0]},
+            "after": {"load": None, "governor": None, "freq_mhz": None, "probe_ms": probe_ms[1]}}
+
+
+def test_the_host_probe_of_two_runs_says_how_much_slower_the_second_host_was(tmp_path: Path) -> None:
+    # Run 1 (batch 32) and run 2 (batch 32) timed the probe: 10 ms, then 16 ms (the mean of
+    # before and after); the batch-64 runs did not (measured before the probe existed).
+    results = [*_scenario(32, 1, 2.0), *_scenario(32, 2, 2.4), *_scenario(64, 1, 2.0), *_scenario(64, 2, 2.0)]
+    for r in results:       # batch 64 in runs of their own
+        if r["params"]["batch"] == 64:
+            r["interleave"]["id"] = {RUN_IDS[1]: "c" * 16, RUN_IDS[2]: "d" * 16}[r["interleave"]["id"]]
+    _write(tmp_path, "fixture-a", results)
+    path = tmp_path / "results" / "fixture-a" / "full.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["scenarios"] = [_scenario_record(1, 32, (9.0, 11.0)), _scenario_record(2, 32, (15.0, 17.0)),
+                        {**_scenario_record(1, 64, (None, None)), "id": "c" * 16},
+                        {**_scenario_record(2, 64, (None, None)), "id": "d" * 16}]
+    for sc in doc["scenarios"][2:]:
+        del sc["before"]["probe_ms"], sc["after"]["probe_ms"]       # runs from before the probe
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "snippets").mkdir()
+    ds = analyse(tmp_path / "results", tmp_path / "snippets")
+    assert not ds.errors
+    (rr,) = repeats_by_runner(ds)
+    by_batch = {p.later.params["batch"]: p for p in rr.pairs}
+    assert by_batch[32].host == pytest.approx(1.6) and by_batch[64].host is None
+    assert rr.host_ratios == [pytest.approx(1.6)] and rr.host == pytest.approx(1.6)
+    html = _block(ds)
+    (row,) = _cells(html)[1:]
+    assert row[3].endswith(f"host probe: {times(1.6)} as long in the second run "
+                           "(1 of 2 scenarios timed it in both runs)"), row
+    assert "Where both runs timed the host probe" in html
+
+
+def test_without_a_host_probe_the_table_says_nothing_of_it(designed: Any) -> None:
+    assert repeats_by_runner(designed)[0].host is None
+    html = _block(designed)
+    assert "host probe" not in html
+
+
 def test_without_a_second_run_the_table_says_so(tmp_path: Path) -> None:
     _write(tmp_path, "fixture-a", _scenario(32, 1, 2.0))
     (tmp_path / "snippets").mkdir()

@@ -30,7 +30,7 @@ FACADE = "Only analyse imports its modules: the others import the package tfperf
 CLI_TOP = "Nothing imports the CLI"
 MEASURED = "Only measure imports TensorFlow, Keras or the runtimes it measures"
 ROOT_LEAF = "tfperf/__init__.py imports nothing of the package and nothing measured"
-MEASURE_ROLES = "Inside measure: advise over supervise over worker | venvs over envinfo"
+MEASURE_ROLES = "Inside measure: advise over supervise over worker | venvs over envinfo | host_probe"
 CONTRACTS = {STAGES, RENDER_READS, RENDER_ALONE, FACADE, CLI_TOP, MEASURED, ROOT_LEAF, MEASURE_ROLES}
 
 

@@ -161,7 +161,8 @@ def test_what_psutil_cannot_give_is_unknown(monkeypatch: pytest.MonkeyPatch) -> 
     assert pool.default_max_live() == 4
     assert machine.rss_bytes(os.getpid()) is None and pool._rss_mb(os.getpid()) is None
     snap = hygiene.snapshot([os.getpid()])
-    assert hygiene.public(snap) == {"load": None, "governor": snap["governor"], "freq_mhz": snap["freq_mhz"]}
+    assert hygiene.public(snap) == {"load": None, "governor": snap["governor"], "freq_mhz": snap["freq_mhz"],
+                                    "probe_ms": snap["probe_ms"]}
     assert hygiene.others_share(snap, hygiene.snapshot([]), cores=2) is None
     assert machine.process_cpu_s([os.getpid()]) == 0.0       # a process gone counts nothing
 

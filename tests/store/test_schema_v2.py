@@ -100,6 +100,11 @@ def test_scenario_records_are_checked(tmp_path: Path) -> None:
             "time": "2026-11-23T10:00:00+00:00"}
     doc["scenarios"] = [good]
     store.validate(doc, "ok.json")
+    doc["scenarios"] = [{**good, "after": {**snap, "probe_ms": 12.3}}]       # the host probe, since it exists
+    store.validate(doc, "ok.json")
+    doc["scenarios"] = [{**good, "after": {**snap, "probe_ms": -1.0}}]
+    with pytest.raises(ResultsFileError, match=r"scenarios\[0\]\.after\.probe_ms"):
+        store.validate(doc, "bad.json")
     doc["scenarios"] = [{**good, "loaded": "no"}]
     with pytest.raises(ResultsFileError, match=r"scenarios\[0\]\.loaded"):
         store.validate(doc, "bad.json")

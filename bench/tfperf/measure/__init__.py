@@ -14,10 +14,12 @@ Three sub-packages by role, and two modules both sides use:
 * ``envinfo``    – what the machine and the software are: each result's environment
   record, psutil's figures and the workers' memory cap, which cases a TensorFlow release
   cannot have;
-* ``venvs``      – one virtual environment per TensorFlow release, for ``tfperf run --tf``.
+* ``venvs``      – one virtual environment per TensorFlow release, for ``tfperf run --tf``;
+* ``host_probe`` – a fixed piece of CPU work timed before and after each scenario, so that
+  two runs of it on a faster and a slower host show as such in the data.
 
-``supervise`` imports ``envinfo`` and the message types of ``worker.protocol``; ``worker``
-imports ``envinfo``; ``envinfo`` imports neither; ``venvs`` imports ``envinfo`` and nothing
+``supervise`` imports ``envinfo``, ``host_probe`` and the message types of ``worker.protocol``; ``worker``
+imports ``envinfo``; ``envinfo`` and ``host_probe`` import neither; ``venvs`` imports ``envinfo`` and nothing
 of the workers; ``advise`` runs its topics through ``supervise.orchestrate`` (the
 "measure-roles" contract in pyproject.toml). Each sub-package's ``__init__`` names its
 modules and what each is for, and imports nothing: modules are imported where they are

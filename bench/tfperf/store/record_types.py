@@ -307,6 +307,7 @@ class MachineState(TypedDict, total=False):
     load: list[float] | None
     governor: str | None
     freq_mhz: float | None
+    probe_ms: float | None     # measure.host_probe's milliseconds; absent in runs before it
 
 
 class _ScenarioRequired(TypedDict):

@@ -42,7 +42,7 @@ def test_others_share_is_busy_time_minus_ours(tmp_path: Path, monkeypatch: pytes
     after = hygiene.snapshot([7], cpufreq=tmp_path / "none")
     before["_t"], after["_t"] = 0.0, 10.0
     assert hygiene.others_share(before, after, cores=2) == pytest.approx(4 / 20)
-    assert set(hygiene.public(after)) == {"load", "governor", "freq_mhz"}
+    assert set(hygiene.public(after)) == {"load", "governor", "freq_mhz", "probe_ms"}
 
 
 def test_a_worker_gone_meanwhile_counts_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

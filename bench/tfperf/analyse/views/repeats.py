@@ -14,6 +14,11 @@ settings) in both. This view gathers those pairs runner by runner for the How we
 page and ``scripts/method_report.py``: how far the values moved, and whether the second
 run repeated the first run's *finding* (each run judged by the guide's rule, with its own
 interval and noise floor), which is what a reader acts on.
+
+Where both runs recorded the host probe (``measure.host_probe``: the same small CPU work
+timed around every scenario), a pair also says how much longer the second run's host took
+on it (``RunPair.host``): two runs on the same CPU model can sit on hosts of different
+speed, and the speedups move with that, because the cases do not all slow down alike.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..dataset import Dataset
@@ -43,6 +49,7 @@ class RunPair:
     baseline: Measurement          # what the later run's speedup is over (the scenario's baseline)
     earlier_baseline: Measurement  # what the earlier run's speedup is over
     findings: tuple[Finding, Finding]   # what each run found, by the guide's rule
+    host: float | None = None      # the later run's host probe over the earlier's (1.6: took 1.6x as long)
 
     @property
     def change(self) -> float:
@@ -103,6 +110,25 @@ class RunnerRepeats:
         return statistics.median(abs(p.change) for p in self.pairs)
 
     @property
+    def scenarios(self) -> int:
+        """How many scenarios these speedups come from (pairs of runs)."""
+        return len({(p.earlier.interleave_id, p.later.interleave_id) for p in self.pairs})
+
+    @property
+    def host_ratios(self) -> list[float]:
+        """The host probe's ratio (the later run over the earlier) of each pair of runs that
+        recorded it in both, once per pair of runs (a scenario's speedups share theirs)."""
+        runs = {(p.earlier.interleave_id, p.later.interleave_id): p.host for p in self.pairs if p.host is not None}
+        return list(runs.values())
+
+    @property
+    def host(self) -> float | None:
+        """The median of :attr:`host_ratios` (1.6: the second runs' hosts typically took 1.6x
+        as long on the probe), None where no pair of runs recorded it."""
+        ratios = self.host_ratios
+        return statistics.median(ratios) if ratios else None
+
+    @property
     def largest(self) -> RunPair:
         return max(self.pairs, key=lambda p: abs(math.log(p.after.point / p.before.point)))
 
@@ -131,10 +157,13 @@ def _se(r: Ratio) -> float:
     return (math.log(r.high) - math.log(r.low)) / 2 / 1.96 if r.low > 0 and r.high > 0 else 0.0
 
 
-def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[Noise]) -> list[RunPair]:
+def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[Noise],
+              probes: Mapping[str, float] | None = None) -> list[RunPair]:
     """The pairs (see the module) among ``measurements``, in the order of runner and case,
     each run's finding judged as the pages judge a comparison: its interval against the
-    larger of 5% and its scenario's noise floor (``noise``, the A/A pairs)."""
+    larger of 5% and its scenario's noise floor (``noise``, the A/A pairs), with the ratio
+    of the two runs' host probes where ``probes`` (interleave id -> milliseconds) has both."""
+    probes = probes or {}
     by_run: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
     for m in measurements:
         if m.interleave_id and m.ok:
@@ -153,7 +182,9 @@ def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[No
         (earlier, b1), (later, b2) = sorted(by_id.values(), key=lambda pair: pair[0].finished)[-2:]
         before, after = cache.speedup(b1, earlier), cache.speedup(b2, later)
         found = (_finding(before, b1, earlier, noise), _finding(after, b2, later, noise))
-        out.append(RunPair(earlier, later, before, after, b2, b1, found))
+        first, second = probes.get(earlier.interleave_id or ""), probes.get(later.interleave_id or "")
+        host = second / first if first and second else None
+        out.append(RunPair(earlier, later, before, after, b2, b1, found, host))
     return out
 
 
@@ -164,6 +195,7 @@ def _finding(r: Ratio, base: Measurement, m: Measurement, noise: list[Noise]) ->
 def repeats_by_runner(ds: Dataset) -> list[RunnerRepeats]:
     """The pairs of each runner that measured any scenario twice, runner by runner."""
     found: dict[str, list[RunPair]] = defaultdict(list)
-    for p in run_pairs(ds.measurements, ds.cache, ds.noise):
+    probes = {i: ms for r in ds.runners.values() for i, ms in r.probes.items()}
+    for p in run_pairs(ds.measurements, ds.cache, ds.noise, probes):
         found[p.later.runner].append(p)
     return [RunnerRepeats(runner, tuple(pairs)) for runner, pairs in sorted(found.items())]

@@ -9,7 +9,8 @@ The scenario record holds the machine's state before and after (runner hygiene):
 averages, the CPU frequency and governor where the kernel shows them (Linux's cpufreq),
 the machine's busy CPU time and the CPU time of our own processes (the parent and its
 workers), all but the frequency through psutil (``envinfo``), so Linux, macOS and Windows
-record them alike. The busy time nobody of ours used, per core and second, is what someone
+record them alike; and the host probe's milliseconds (``host_probe``), which tell a run on a
+slower host from one on a faster host of the same CPU model. The busy time nobody of ours used, per core and second, is what someone
 else took from the machine: a scenario where it exceeds ``OTHERS_LIMIT`` is flagged. (A load
 average above the core count is no sign here: one TensorFlow worker running two threads
 alone gives a load of 2 on 2 cores.)
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -42,7 +43,7 @@ from ...store.record_types import (
 )
 from ...store.record_types import Scenario as ScenarioRecord
 from ...store.result import InterleaveRecord, OutputRecord, ResultRecord, TimingRecord
-from .. import envinfo
+from .. import envinfo, host_probe
 from ..worker.protocol import BreakdownResult, BreakdownTask, CaseFields, CaseTask, Sampling, WorkerResult
 from .rounds import AA_SUFFIX, Rounds
 
@@ -260,12 +261,15 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ) -> Snapshot:
-    """Load averages (1, 5, 15 min), governor and frequency (MHz) where readable, and the
-    CPU-time counters that :func:`others_share` compares."""
+def snapshot(pids: Iterable[int] = (), cpufreq: Path = CPUFREQ,
+             probe: Callable[[], float | None] = host_probe.probe_ms) -> Snapshot:
+    """Load averages (1, 5, 15 min), governor and frequency (MHz) where readable, the host
+    probe's milliseconds (``host_probe``), and the CPU-time counters that
+    :func:`others_share` compares (read after the probe, which is our own CPU time)."""
     khz = _read(cpufreq / "scaling_cur_freq")
+    probe_ms = probe()
     return {"load": envinfo.load_averages(), "governor": _read(cpufreq / "scaling_governor"),
-            "freq_mhz": round(int(khz) / 1000) if khz and khz.isdigit() else None,
+            "freq_mhz": round(int(khz) / 1000) if khz and khz.isdigit() else None, "probe_ms": probe_ms,
             "_t": time.monotonic(), "_busy": envinfo.busy_cpu_s(),
             "_ours": envinfo.process_cpu_s([os.getpid(), *pids])}
 
@@ -287,4 +291,5 @@ def others_share(before: Snapshot, after: Snapshot, cores: int) -> float | None:
 
 def public(snap: Snapshot) -> MachineState:
     """The snapshot as stored (without its raw counters)."""
-    return {"load": snap.get("load"), "governor": snap.get("governor"), "freq_mhz": snap.get("freq_mhz")}
+    return {"load": snap.get("load"), "governor": snap.get("governor"), "freq_mhz": snap.get("freq_mhz"),
+            "probe_ms": snap.get("probe_ms")}

@@ -465,14 +465,25 @@ def block_repeats(d: Directive, ctx: Context) -> Markup:
         n = len(rr.pairs)
         answers = join([f"{rr.repeated} of {rr.clear} ({percent(rr.repeated / rr.clear)})" if rr.clear else "–",
                         Markup("<br>"), element("small", f"{rr.contradicted} contradicted, the rest unclear")])
+        typical: Any = percent(rr.typical)
+        if rr.host is not None:
+            timed = len(rr.host_ratios)
+            some = f" ({timed} of {rr.scenarios} scenarios timed it in both runs)" if timed < rr.scenarios else ""
+            typical = join([typical, Markup("<br>"),
+                            element("small", f"host probe: {times(rr.host)} as long in the second run{some}")])
         rows.append([runner_name(ds, rr.runner), n, f"{rr.agreeing} ({percent(rr.agreeing / n)})",
-                     percent(rr.typical), f"{rr.inside} ({percent(rr.inside / n)})", answers, where])
+                     typical, f"{rr.inside} ({percent(rr.inside / n)})", answers, where])
     once = [runner_name(ds, label) for label in sorted(ds.runners) if label not in {rr.runner for rr in runners}]
     lead = element("p", "The table compares each speedup of those scenarios in the two runs: how many agree within "
                         "±10%, how much they typically moved, and how often the second run's value fell inside the "
                         "first run's interval (a 95% interval that took in everything that varies would do so about "
                         "19 times in 20). Then what a reader acts on: each run's finding by the rule above (faster, "
                         "slower, the same or unclear), and, of the clear ones, how many the other run gave too."
+                        + (" Where both runs timed the host probe (the same small piece of CPU work before and "
+                           "after every scenario), the typical change says how much longer the second run's "
+                           "machine took on it: a virtual machine on a busier or slower host moves the "
+                           "speedups, because the cases do not all slow down alike."
+                           if any(rr.host is not None for rr in runners) else "")
                         + (f" Not in the table, because they measured each scenario once with the code of their "
                            f"results: {'; '.join(once)}." if once else ""))
     return Markup(lead + table(["runner", "speedups measured twice", "within ±10% of the first run",
