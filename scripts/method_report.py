@@ -292,11 +292,13 @@ def twice(ds: Dataset) -> tuple[list[str], bool]:
 
 def host_line(rr: RunnerRepeats) -> str:
     """How much longer the second runs' hosts took on the host probe than the first runs'."""
-    ratios, runs = rr.host_ratios, rr.scenarios
-    if not ratios:
-        return f"host probe (second run over first): not recorded in both runs of any of the {runs} scenarios"
-    return (f"host probe (second run over first, per scenario): median {statistics.median(ratios):.2f}x, "
-            f"range {min(ratios):.2f}x-{max(ratios):.2f}x, {len(ratios)} of {runs} scenarios recorded it in both runs")
+    probed, runs = rr.probed, rr.scenarios
+    if rr.host is None:
+        return (f"host probe (second runs over first): timed in both runs of {len(probed)} of the {runs} scenarios, "
+                "too few to compare the runs' hosts")
+    ratios = sorted(statistics.median(b) / statistics.median(a) for a, b in probed)
+    return (f"host probe (median of the second runs' probes over the first runs'): {rr.host:.2f}x, over {len(probed)} "
+            f"of {runs} scenarios; per scenario {ratios[0]:.2f}x-{ratios[-1]:.2f}x (one probe is a moment)")
 
 
 def again(ds: Dataset, other: Dataset) -> tuple[list[str], bool]:

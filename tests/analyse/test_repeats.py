@@ -169,34 +169,45 @@ def _scenario_record(run: int, batch: int, probe_ms: tuple[float | None, float |
             "after": {"load": None, "governor": None, "freq_mhz": None, "probe_ms": probe_ms[1]}}
 
 
-def test_the_host_probe_of_two_runs_says_how_much_slower_the_second_host_was(tmp_path: Path) -> None:
-    # Run 1 (batch 32) and run 2 (batch 32) timed the probe: 10 ms, then 16 ms (the mean of
-    # before and after); the batch-64 runs did not (measured before the probe existed).
-    results = [*_scenario(32, 1, 2.0), *_scenario(32, 2, 2.4), *_scenario(64, 1, 2.0), *_scenario(64, 2, 2.0)]
-    for r in results:       # batch 64 in runs of their own
-        if r["params"]["batch"] == 64:
-            r["interleave"]["id"] = {RUN_IDS[1]: "c" * 16, RUN_IDS[2]: "d" * 16}[r["interleave"]["id"]]
+def test_the_host_probes_of_two_runs_say_how_much_slower_the_second_host_was(tmp_path: Path) -> None:
+    # Six scenarios (batch sizes) measured in runs 1 and 2. Five timed the probe: the first
+    # runs 9-11 ms, the second 15-17 ms (medians 10 and 16: 1.6x as long); the sixth was
+    # measured before the probe existed and has none.
+    batches = (8, 16, 32, 64, 128, 256)
+    results, scenarios = [], []
+    for i, batch in enumerate(batches):
+        for run, probes in ((1, (9.0, 11.0)), (2, (15.0 + (i % 2), 17.0 - (i % 2)))):
+            sid = f"{i:015x}{run}"
+            for r in _scenario(batch, run, 2.0 + run / 10):
+                r["interleave"]["id"] = sid
+                results.append(r)
+            sc = {**_scenario_record(run, batch, probes), "id": sid}
+            if batch == 256:
+                del sc["before"]["probe_ms"], sc["after"]["probe_ms"]       # from before the probe
+            scenarios.append(sc)
     _write(tmp_path, "fixture-a", results)
     path = tmp_path / "results" / "fixture-a" / "full.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["scenarios"] = [_scenario_record(1, 32, (9.0, 11.0)), _scenario_record(2, 32, (15.0, 17.0)),
-                        {**_scenario_record(1, 64, (None, None)), "id": "c" * 16},
-                        {**_scenario_record(2, 64, (None, None)), "id": "d" * 16}]
-    for sc in doc["scenarios"][2:]:
-        del sc["before"]["probe_ms"], sc["after"]["probe_ms"]       # runs from before the probe
+    doc["scenarios"] = scenarios
     path.write_text(json.dumps(doc), encoding="utf-8")
     (tmp_path / "snippets").mkdir()
     ds = analyse(tmp_path / "results", tmp_path / "snippets")
     assert not ds.errors
     (rr,) = repeats_by_runner(ds)
     by_batch = {p.later.params["batch"]: p for p in rr.pairs}
-    assert by_batch[32].host == pytest.approx(1.6) and by_batch[64].host is None
-    assert rr.host_ratios == [pytest.approx(1.6)] and rr.host == pytest.approx(1.6)
+    assert by_batch[32].probes == ((9.0, 11.0), (15.0, 17.0)) and by_batch[256].probes is None
+    assert len(rr.probed) == 5 and rr.scenarios == 6 and rr.host == pytest.approx(1.6)
     html = _block(ds)
     (row,) = _cells(html)[1:]
     assert row[3].endswith(f"host probe: {times(1.6)} as long in the second run "
-                           "(1 of 2 scenarios timed it in both runs)"), row
+                           "(5 of 6 scenarios timed it in both runs)"), row
     assert "Where both runs timed the host probe" in html
+    # Fewer than MIN_PROBED scenarios with probes: one probe is a moment, so no comparison.
+    doc["scenarios"] = [sc if sc["params"]["batch"] in (8, 16, 32, 64) else
+                        {**sc, "before": {"load": None}, "after": {"load": None}} for sc in scenarios]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (rr,) = repeats_by_runner(analyse(tmp_path / "results", tmp_path / "snippets"))
+    assert len(rr.probed) == 4 and rr.host is None
 
 
 def test_without_a_host_probe_the_table_says_nothing_of_it(designed: Any) -> None:

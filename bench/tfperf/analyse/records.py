@@ -27,7 +27,6 @@ either. Plain strings; the renderer escapes them.
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -273,9 +272,9 @@ class Runner:
     # Interleave (scenario) id -> the multiple of its profile's time budget it was given
     # (`tfperf run --budget-scale`), for the scenarios that had one other than 1.
     budget_scales: dict[str, float] = field(default_factory=dict)
-    # Interleave id -> the host probe's milliseconds around it (``measure.host_probe``: the
-    # mean of the probe before and after the scenario), for the scenarios that recorded one.
-    probes: dict[str, float] = field(default_factory=dict)
+    # Interleave id -> the host probe's milliseconds before and after it (``measure.host_probe``),
+    # for the scenarios that recorded one.
+    probes: dict[str, tuple[float, ...]] = field(default_factory=dict)
     # latest_environment's answer and the number of environments it was read from: they
     # are only ever added (an environment's id is the digest of its record, so an id names
     # one record), and the pages ask for it thousands of times.
@@ -375,7 +374,7 @@ def read_documents(docs: Sequence[tuple[Path, ResultsDoc]]
                 runner.budget_scales[str(s.get("id"))] = float(s["budget_scale"])
             probes = [float(p) for state in (s.get("before"), s.get("after")) if state and (p := state.get("probe_ms"))]
             if probes:
-                runner.probes[str(s.get("id"))] = statistics.fmean(probes)
+                runner.probes[str(s.get("id"))] = tuple(probes)
         for b in doc.get("breakdowns") or []:
             breakdowns.append(LoadedBreakdown(b, label, source, envs.get(str(b.get("env_id")))))
     return measurements, noise, runners, breakdowns

@@ -16,9 +16,12 @@ run repeated the first run's *finding* (each run judged by the guide's rule, wit
 interval and noise floor), which is what a reader acts on.
 
 Where both runs recorded the host probe (``measure.host_probe``: the same small CPU work
-timed around every scenario), a pair also says how much longer the second run's host took
-on it (``RunPair.host``): two runs on the same CPU model can sit on hosts of different
-speed, and the speedups move with that, because the cases do not all slow down alike.
+timed before and after every scenario), a pair also carries both runs' probes
+(``RunPair.probes``): two runs on the same CPU model can sit on hosts of different speed, and
+the speedups move with that, because the cases do not all slow down alike. One probe is a
+moment: on a shared host the same work can take 0.9 ms one second and 1.7 ms the next, so
+two runs are compared by the median of all the probes of each (``RunnerRepeats.host``), and
+only over ``MIN_PROBED`` scenarios or more.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from ..records import Measurement, Noise
 
 AGREE = 0.10     # two runs "agree" on a speedup when they are within ±10% of each other
 CLEAR = frozenset({Finding.FASTER, Finding.SLOWER, Finding.SAME})
+MIN_PROBED = 5   # scenarios whose two runs both timed the host probe, before the runs' hosts are compared
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class RunPair:
     baseline: Measurement          # what the later run's speedup is over (the scenario's baseline)
     earlier_baseline: Measurement  # what the earlier run's speedup is over
     findings: tuple[Finding, Finding]   # what each run found, by the guide's rule
-    host: float | None = None      # the later run's host probe over the earlier's (1.6: took 1.6x as long)
+    probes: tuple[tuple[float, ...], tuple[float, ...]] | None = None  # each run's host probes (ms), where both have them
 
     @property
     def change(self) -> float:
@@ -115,18 +119,21 @@ class RunnerRepeats:
         return len({(p.earlier.interleave_id, p.later.interleave_id) for p in self.pairs})
 
     @property
-    def host_ratios(self) -> list[float]:
-        """The host probe's ratio (the later run over the earlier) of each pair of runs that
-        recorded it in both, once per pair of runs (a scenario's speedups share theirs)."""
-        runs = {(p.earlier.interleave_id, p.later.interleave_id): p.host for p in self.pairs if p.host is not None}
-        return list(runs.values())
+    def probed(self) -> list[tuple[tuple[float, ...], tuple[float, ...]]]:
+        """The host probes of the first and the second run of each scenario whose two runs
+        both timed it (once per scenario: its speedups share them)."""
+        runs = {(p.earlier.interleave_id, p.later.interleave_id): p.probes for p in self.pairs if p.probes}
+        return [p for p in runs.values() if p]
 
     @property
     def host(self) -> float | None:
-        """The median of :attr:`host_ratios` (1.6: the second runs' hosts typically took 1.6x
-        as long on the probe), None where no pair of runs recorded it."""
-        ratios = self.host_ratios
-        return statistics.median(ratios) if ratios else None
+        """How much longer the second runs' hosts took on the probe: the median of all their
+        probes over the median of all the first runs' (1.6: 1.6x as long), over the scenarios
+        of :attr:`probed`; None below ``MIN_PROBED`` of them."""
+        probed = self.probed
+        if len(probed) < MIN_PROBED:
+            return None
+        return statistics.median(x for p in probed for x in p[1]) / statistics.median(x for p in probed for x in p[0])
 
     @property
     def largest(self) -> RunPair:
@@ -158,11 +165,11 @@ def _se(r: Ratio) -> float:
 
 
 def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[Noise],
-              probes: Mapping[str, float] | None = None) -> list[RunPair]:
+              probes: Mapping[str, tuple[float, ...]] | None = None) -> list[RunPair]:
     """The pairs (see the module) among ``measurements``, in the order of runner and case,
     each run's finding judged as the pages judge a comparison: its interval against the
     larger of 5% and its scenario's noise floor (``noise``, the A/A pairs), with the ratio
-    of the two runs' host probes where ``probes`` (interleave id -> milliseconds) has both."""
+    and the two runs' host probes where ``probes`` (interleave id -> milliseconds) has both."""
     probes = probes or {}
     by_run: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
     for m in measurements:
@@ -183,8 +190,7 @@ def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[No
         before, after = cache.speedup(b1, earlier), cache.speedup(b2, later)
         found = (_finding(before, b1, earlier, noise), _finding(after, b2, later, noise))
         first, second = probes.get(earlier.interleave_id or ""), probes.get(later.interleave_id or "")
-        host = second / first if first and second else None
-        out.append(RunPair(earlier, later, before, after, b2, b1, found, host))
+        out.append(RunPair(earlier, later, before, after, b2, b1, found, (first, second) if first and second else None))
     return out
 
 

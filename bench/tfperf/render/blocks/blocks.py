@@ -467,7 +467,7 @@ def block_repeats(d: Directive, ctx: Context) -> Markup:
                         Markup("<br>"), element("small", f"{rr.contradicted} contradicted, the rest unclear")])
         typical: Any = percent(rr.typical)
         if rr.host is not None:
-            timed = len(rr.host_ratios)
+            timed = len(rr.probed)
             some = f" ({timed} of {rr.scenarios} scenarios timed it in both runs)" if timed < rr.scenarios else ""
             typical = join([typical, Markup("<br>"),
                             element("small", f"host probe: {times(rr.host)} as long in the second run{some}")])
@@ -480,9 +480,10 @@ def block_repeats(d: Directive, ctx: Context) -> Markup:
                         "19 times in 20). Then what a reader acts on: each run's finding by the rule above (faster, "
                         "slower, the same or unclear), and, of the clear ones, how many the other run gave too."
                         + (" Where both runs timed the host probe (the same small piece of CPU work before and "
-                           "after every scenario), the typical change says how much longer the second run's "
-                           "machine took on it: a virtual machine on a busier or slower host moves the "
-                           "speedups, because the cases do not all slow down alike."
+                           "after every scenario) in enough scenarios, the typical change says how much longer the "
+                           "second runs' machine took on it (the median of all their probes against the first "
+                           "runs'): a virtual machine on a busier or slower host moves the speedups, because the "
+                           "cases do not all slow down alike."
                            if any(rr.host is not None for rr in runners) else "")
                         + (f" Not in the table, because they measured each scenario once with the code of their "
                            f"results: {'; '.join(once)}." if once else ""))
