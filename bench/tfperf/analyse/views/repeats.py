@@ -168,8 +168,8 @@ def run_pairs(measurements: list[Measurement], cache: RatioCache, noise: list[No
               probes: Mapping[str, tuple[float, ...]] | None = None) -> list[RunPair]:
     """The pairs (see the module) among ``measurements``, in the order of runner and case,
     each run's finding judged as the pages judge a comparison: its interval against the
-    larger of 5% and its scenario's noise floor (``noise``, the A/A pairs), with the ratio
-    and the two runs' host probes where ``probes`` (interleave id -> milliseconds) has both."""
+    larger of 5% and its scenario's noise floor (``noise``, the A/A pairs), with the two runs'
+    host probes where ``probes`` (interleave id -> milliseconds) has both."""
     probes = probes or {}
     by_run: dict[tuple[str, str], dict[str, Measurement]] = defaultdict(dict)
     for m in measurements:

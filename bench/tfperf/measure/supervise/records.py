@@ -10,8 +10,9 @@ averages, the CPU frequency and governor where the kernel shows them (Linux's cp
 the machine's busy CPU time and the CPU time of our own processes (the parent and its
 workers), all but the frequency through psutil (``envinfo``), so Linux, macOS and Windows
 record them alike; and the host probe's milliseconds (``host_probe``), which tell a run on a
-slower host from one on a faster host of the same CPU model. The busy time nobody of ours used, per core and second, is what someone
-else took from the machine: a scenario where it exceeds ``OTHERS_LIMIT`` is flagged. (A load
+slower host from one on a faster host of the same CPU model. The busy time nobody of ours
+used, per core and second, is what someone else took from the machine: a scenario where it
+exceeds ``OTHERS_LIMIT`` is flagged. (A load
 average above the core count is no sign here: one TensorFlow worker running two threads
 alone gives a load of 2 on 2 cores.)
 """
